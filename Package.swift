@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Strict settings shared by every Swift target.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Sextant",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sextant", targets: ["sextant"]),
+        .library(name: "Positioning", targets: ["Positioning"]),
+        .library(name: "Wire", targets: ["Wire"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLAPACKE", path: "Sources/CLAPACKE",
+                       providers: [.apt(["liblapacke-dev", "libopenblas-dev"])]),
+        .target(name: "Numerics", dependencies: ["CLAPACKE"], swiftSettings: strict),
+        .target(name: "Positioning", dependencies: ["Numerics"], swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["Positioning"], swiftSettings: strict),
+        .target(name: "Store", dependencies: ["CSQLite", "Positioning"], swiftSettings: strict),
+        .executableTarget(name: "sextant", dependencies: ["Positioning", "Wire", "Store", "Numerics"],
+                          swiftSettings: strict),
+        .executableTarget(name: "sextant-bench", dependencies: ["Positioning", "Wire", "Numerics"],
+                          path: "Benchmarks/sextant-bench", swiftSettings: strict),
+        .testTarget(name: "NumericsTests", dependencies: ["Numerics"], swiftSettings: strict),
+        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Numerics"], swiftSettings: strict),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "Positioning"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["Store"], swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["Positioning", "Wire"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

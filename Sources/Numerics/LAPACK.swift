@@ -1,0 +1,56 @@
+internal import CLAPACKE
+
+/// The general dense solvers, backed by LAPACKE. This file is the only one that calls LAPACK.
+///
+/// Matrices are passed row-major as flat arrays (`a[r * cols + c]`).
+public enum LAPACK {
+    /// The minimum-norm least-squares solution of `A x ≈ b` (LAPACK `dgelsd`, SVD based, so
+    /// rank-deficient systems are handled).
+    /// - Parameters:
+    ///   - a: the `rows × cols` matrix, row-major.
+    ///   - b: the right-hand side, `rows` values.
+    /// - Returns: the solution `x` (`cols` values) and the numerical rank of `A`, or nil when LAPACK fails.
+    public static func leastSquares(_ a: [Double], rows: Int, cols: Int, b: [Double]) -> (x: [Double], rank: Int)? {
+        precondition(a.count == rows * cols && b.count == rows)
+        guard rows > 0, cols > 0 else { return nil }
+        var aa = a
+        let ldb = max(rows, cols)
+        var bb = [Double](repeating: 0, count: ldb)
+        for i in 0..<rows { bb[i] = b[i] }
+        var s = [Double](repeating: 0, count: min(rows, cols))
+        var rank: Int32 = 0
+        let info = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, Int32(rows), Int32(cols), 1,
+                                  &aa, Int32(cols), &bb, 1, &s, -1, &rank)
+        guard info == 0 else { return nil }
+        return (Array(bb[0..<cols]), Int(rank))
+    }
+
+    /// Eigen-decomposition of a symmetric matrix (LAPACK `dsyev`).
+    /// - Parameters:
+    ///   - a: the `n × n` symmetric matrix, row-major (only the upper triangle is read).
+    /// - Returns: eigenvalues in ascending order and the eigenvectors as the columns of a row-major
+    ///   `n × n` matrix, or nil when LAPACK fails.
+    public static func symmetricEigen(_ a: [Double], n: Int) -> (values: [Double], vectors: [Double])? {
+        precondition(a.count == n * n)
+        guard n > 0 else { return nil }
+        var aa = a
+        var w = [Double](repeating: 0, count: n)
+        let info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, Int8(UInt8(ascii: "V")), Int8(UInt8(ascii: "U")),
+                                 Int32(n), &aa, Int32(n), &w)
+        guard info == 0 else { return nil }
+        return (w, aa)
+    }
+
+    /// Inverse of a symmetric positive-definite matrix by Cholesky (LAPACK `dpotrf` + `dpotri`).
+    /// - Returns: the full inverse (both triangles), or nil when the matrix is not positive definite.
+    public static func inverseSPD(_ a: [Double], n: Int) -> [Double]? {
+        precondition(a.count == n * n)
+        guard n > 0 else { return nil }
+        var aa = a
+        guard LAPACKE_dpotrf(LAPACK_ROW_MAJOR, Int8(UInt8(ascii: "U")), Int32(n), &aa, Int32(n)) == 0,
+              LAPACKE_dpotri(LAPACK_ROW_MAJOR, Int8(UInt8(ascii: "U")), Int32(n), &aa, Int32(n)) == 0
+        else { return nil }
+        for r in 0..<n { for c in 0..<r { aa[r * n + c] = aa[c * n + r] } }
+        return aa
+    }
+}

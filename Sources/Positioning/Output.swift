@@ -1,0 +1,39 @@
+public import Numerics
+
+/// A tag's estimated state, as emitted on a `position` line.
+public struct PositionEstimate: Sendable, Equatable {
+    public var site: String
+    public var tag: String
+    /// Position in the site frame, metres (z is the tag height on 2-D sites).
+    public var position: Vec3
+    /// Velocity, m/s.
+    public var velocity: Vec3
+    /// Position covariance (m²): xx, xy, yy, and for 3-D sites xz, yz, zz (zero on 2-D sites).
+    public var covXX: Double, covXY: Double, covYY: Double
+    public var covXZ: Double, covYZ: Double, covZZ: Double
+    /// Number of distinct anchors that contributed within the recent window.
+    public var anchors: Int
+    public var motion: MotionState
+    public var time: Nanoseconds
+
+    public init(site: String, tag: String, position: Vec3, velocity: Vec3,
+                covXX: Double, covXY: Double, covYY: Double, covXZ: Double = 0, covYZ: Double = 0,
+                covZZ: Double = 0, anchors: Int, motion: MotionState, time: Nanoseconds) {
+        self.site = site; self.tag = tag; self.position = position; self.velocity = velocity
+        self.covXX = covXX; self.covXY = covXY; self.covYY = covYY
+        self.covXZ = covXZ; self.covYZ = covYZ; self.covZZ = covZZ
+        self.anchors = anchors; self.motion = motion; self.time = time
+    }
+
+    /// The 1-σ horizontal radius in metres: `sqrt((σx² + σy²) / 2)`, the radius of the circle with the
+    /// same mean variance as the horizontal error ellipse.
+    public var sigma: Double { (0.5 * (covXX + covYY)).squareRoot() }
+}
+
+/// One output line of the engine.
+public enum Output: Sendable, Equatable {
+    case position(PositionEstimate)
+    /// "Distance only": the tag is measured but cannot be placed. `azimuth` in the anchor frame, radians.
+    case proximity(site: String, tag: String, anchor: String, distance: Double, azimuth: Double?, time: Nanoseconds)
+    case removed(site: String, tag: String, reason: RemovalReason, time: Nanoseconds)
+}

@@ -1,0 +1,1 @@
+print("sextant: under construction")
