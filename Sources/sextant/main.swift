@@ -1,1 +1,50 @@
-print("sextant: under construction")
+import Foundation
+
+/// A subcommand of `sextant`.
+struct Subcommand {
+    let name: String
+    let summary: String
+    let run: ([String]) throws -> Void
+}
+
+let subcommands: [Subcommand] = [
+    Subcommand(name: "demo", summary: "simulate the demo warehouse, position it, and show the result", run: DemoCommand.run),
+    Subcommand(name: "replay", summary: "position a recorded ingest stream (line protocol in, positions out)", run: ReplayCommand.run),
+    Subcommand(name: "simulate", summary: "write a synthetic ingest stream for a site, and its ground truth", run: SimulateCommand.run),
+    Subcommand(name: "evaluate", summary: "compare positions with ground truth: RMSE, percentiles, availability", run: EvaluateCommand.run),
+]
+
+let usage = """
+    sextant: indoor positioning from UWB and Bluetooth Channel Sounding ranging
+
+    USAGE: sextant <command> [options]
+
+    COMMANDS:
+    \(subcommands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+    Run 'sextant <command> --help' for a command's options.
+    """
+
+/// Prints to standard error.
+func printError(_ s: String) {
+    FileHandle.standardError.write(Data((s + "\n").utf8))
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+guard let first = args.first, first != "--help", first != "-h", first != "help" else {
+    print(usage)
+    exit(args.isEmpty ? ExitCode.usage.rawValue : 0)
+}
+guard let command = subcommands.first(where: { $0.name == first }) else {
+    printError("sextant: unknown command '\(first)'\n\n" + usage)
+    exit(ExitCode.usage.rawValue)
+}
+do {
+    try command.run(Array(args.dropFirst()))
+} catch let e as CommandError {
+    printError(e.message)
+    exit(e.code.rawValue)
+} catch {
+    printError("sextant \(command.name): \(error)")
+    exit(ExitCode.failure.rawValue)
+}

@@ -1,0 +1,42 @@
+/// Tuning of the positioning engine. Every value has a physical meaning and a documented default.
+public struct EngineConfig: Sendable, Equatable {
+    /// A tag with no measurement for this long is removed (`removed ... reason="timeout"`), seconds.
+    public var tagTimeout: Double = 10
+    /// Minimum interval between two output lines of one tag, seconds (0: one per measurement).
+    public var outputInterval: Double = 0.1
+    /// Measurements older than this are not used to (re)initialise a tag by multilateration, seconds.
+    public var initWindow: Double = 1.0
+    /// Anchors heard within this window count in a position's `anchors` field, seconds.
+    public var anchorWindow: Double = 2.0
+    /// White-acceleration spectral density for moving tags, m²/s³ per axis: about the variance of a
+    /// walking person's or trolley's acceleration (1 m/s²) per second.
+    public var movingAccelerationNoise: Double = 1.0
+    /// The same for stationary tags: a tag at rest may still be nudged by a few millimetres.
+    public var stationaryAccelerationNoise: Double = 1.0e-6
+    /// 1-σ of the unknown velocity when a filter starts, or when a stationary tag starts moving, m/s.
+    public var initialVelocityStd: Double = 1.5
+    /// Huber threshold on the normalised innovation for negative range residuals and angles.
+    public var huberK: Double = 2.5
+    /// Huber threshold for positive range residuals (measured longer than predicted): NLOS suspects.
+    public var nlosHuberK: Double = 1.5
+    /// Innovations beyond this many σ are not applied at all (counted toward divergence instead).
+    public var rejectK: Double = 10
+    /// Re-initialise by multilateration when the running mean of the squared normalised innovations
+    /// exceeds this (the filter and the measurements disagree).
+    public var divergenceNIS: Double = 9
+    /// ... or when this many consecutive innovations were beyond `rejectK`.
+    public var divergenceRun: Int = 12
+
+    /// Learn each anchor's range bias online from redundant measurements (`BiasLearner`).
+    public var learnBias: Bool = true
+    /// Number of residuals over which a learned bias averages (the learning time constant).
+    public var biasWindow: Int = 5000
+    /// Residuals are clipped at this many range-σ before they teach the bias.
+    public var biasClipSigmas: Double = 2.0
+    /// A learned bias never exceeds this, metres.
+    public var maxLearnedBias: Double = 1.0
+    /// Largest position σ (metres) of a tag whose residuals may teach the biases.
+    public var biasMaxPositionStd: Double = 0.5
+
+    public init() {}
+}

@@ -1,0 +1,217 @@
+public import Numerics
+
+/// Why a multilateration could not produce a position.
+public enum MultilaterationError: Error, Equatable, CustomStringConvertible {
+    /// Not enough independent observations for the unknowns.
+    case tooFewObservations(have: Int, need: Int)
+    /// The anchors' geometry cannot fix the position (for example all anchors on one line in 2-D).
+    case degenerateGeometry
+    /// Gauss–Newton did not converge, or converged outside any plausible place.
+    case didNotConverge
+
+    public var description: String {
+        switch self {
+        case .tooFewObservations(let have, let need): "too few observations (\(have), need \(need))"
+        case .degenerateGeometry: "degenerate anchor geometry"
+        case .didNotConverge: "did not converge"
+        }
+    }
+}
+
+/// A position fix from multilateration.
+public struct Fix: Sendable, Equatable {
+    /// Position, site frame, metres (z is the fixed height on 2-D solves).
+    public var position: Vec3
+    /// Covariance of the free coordinates, row-major `d × d` (m²), scaled by the residual fit when the
+    /// residuals are larger than their stated noise.
+    public var covariance: [Double]
+    /// Root-mean-square of the noise-normalised residuals.
+    public var normalizedRMS: Double
+    /// Number of observations used.
+    public var observations: Int
+}
+
+/// Nonlinear least-squares multilateration: ranges and anchor-frame angles from any number of anchors,
+/// solved by iteratively reweighted Gauss–Newton (Huber weights) with LAPACK's least-squares solver.
+public enum Multilateration {
+    /// Solves for a position.
+    /// - Parameters:
+    ///   - observations: ranges (bias removed) and angles; at least one per unknown.
+    ///   - dimensions: 2 (x, y at `height`) or 3.
+    ///   - height: the fixed tag height in metres for 2-D solves.
+    ///   - initial: a starting point; nil to compute one from the observations.
+    ///   - bounds: the site bounds; solutions far outside are refused.
+    public static func solve(_ observations: [Observation], dimensions: Int, height: Double?,
+                             initial: Vec3? = nil, bounds: Bounds? = nil) throws(MultilaterationError) -> Fix {
+        let d = dimensions == 2 ? 2 : 3
+        let z0 = height ?? 0
+        let ranges = observations.filter { $0.kind == .range }
+        let anchorsWithRange = Set(ranges.map(\.anchor)).count
+        let hasAngles = observations.contains { $0.kind != .range }
+        let need = hasAngles ? d : d + 1
+        let independent = hasAngles ? observations.count : anchorsWithRange
+        guard independent >= need else { throw .tooFewObservations(have: independent, need: need) }
+        if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { throw .degenerateGeometry }
+
+        var p = initial ?? initialGuess(observations, dimensions: d, height: z0)
+        if d == 2 { p.z = z0 }
+        var weights = [Double](repeating: 1, count: observations.count)
+        var result: (cov: [Double], rms: Double)? = nil
+        for round in 0..<4 {
+            guard let step = gaussNewton(observations, weights: weights, start: p, dimensions: d) else {
+                throw .degenerateGeometry
+            }
+            p = step.position
+            result = (step.covariance, step.rms)
+            // Huber reweighting on the normalised residuals.
+            var changed = false
+            for (i, o) in observations.enumerated() {
+                guard let pr = o.predict(at: p) else { continue }
+                let e = abs(o.residual(pr.value)) / o.std
+                let w = e <= huberK ? 1 : huberK / e
+                if abs(w - weights[i]) > 1e-3 { changed = true }
+                weights[i] = w
+            }
+            if !changed || round == 3 { break }
+        }
+        guard var (cov, rms) = result, p.isFinite else { throw .didNotConverge }
+        if let bounds, !bounds.contains(p, margin: max(5, 0.5 * (bounds.max - bounds.min).norm)) {
+            throw .didNotConverge
+        }
+        let dof = max(observations.count - d, 1)
+        let scale = max(1, rms * rms * Double(observations.count) / Double(dof))
+        for i in cov.indices { cov[i] *= scale }
+        rms = rms.isFinite ? rms : .infinity
+        for i in 0..<d where !(cov[i * d + i] < 2500) { throw .degenerateGeometry }
+        return Fix(position: p, covariance: cov, normalizedRMS: rms, observations: observations.count)
+    }
+
+    /// The Huber threshold on normalised residuals.
+    static let huberK = 2.0
+
+    /// True when the points span a line (2-D) or a plane (3-D) well enough to fix a position by ranges.
+    static func spans(_ points: [Vec3], dimensions d: Int) -> Bool {
+        guard points.count >= 2 else { return false }
+        let n = Double(points.count)
+        var mean = Vec3.zero
+        for q in points { mean = mean + q }
+        mean = (1 / n) * mean
+        // Scatter of horizontal coordinates: in both 2-D and 3-D the anchors must not be collinear in
+        // plan view (3-D sites with anchors in one horizontal plane stay solvable below the plane).
+        var sxx = 0.0, sxy = 0.0, syy = 0.0
+        for q in points {
+            let v = q - mean
+            sxx += v.x * v.x; sxy += v.x * v.y; syy += v.y * v.y
+        }
+        let e = Ellipse2(xx: sxx / n, xy: sxy / n, yy: syy / n)
+        return e.minor > 0.05 && (d == 2 || points.count >= 4)
+    }
+
+    /// A starting point: from a range with a full direction when there is one, else the linearised
+    /// range equations solved by least squares, else the centroid of the anchors.
+    static func initialGuess(_ obs: [Observation], dimensions d: Int, height z0: Double) -> Vec3 {
+        var centroid = Vec3.zero
+        for o in obs { centroid = centroid + o.anchorPosition }
+        centroid = (1 / Double(max(obs.count, 1))) * centroid
+        if let p = directionGuess(obs, height: z0, dimensions: d) { return p }
+        let ranges = obs.filter { $0.kind == .range }
+        guard ranges.count >= d + 1 else {
+            return Vec3(centroid.x + 0.5, centroid.y + 0.5, d == 2 ? z0 : centroid.z - 1)
+        }
+        // |p|² − 2 aᵢ·p + |aᵢ|² = rᵢ²; subtracting the mean equation removes |p|².
+        let ref = ranges.map { eq($0, d: d, z0: z0) }
+        let m = ref.count
+        var meanRow = [Double](repeating: 0, count: d + 1)
+        for row in ref { for k in 0...d { meanRow[k] += row[k] / Double(m) } }
+        var a = [Double](), b = [Double]()
+        for row in ref {
+            for k in 0..<d { a.append(row[k] - meanRow[k]) }
+            b.append(row[d] - meanRow[d])
+        }
+        guard let sol = LAPACK.leastSquares(a, rows: m, cols: d, b: b), sol.rank == d,
+              sol.x.allSatisfy(\.isFinite) else {
+            return Vec3(centroid.x + 0.5, centroid.y + 0.5, d == 2 ? z0 : centroid.z - 1)
+        }
+        return Vec3(sol.x[0], sol.x[1], d == 2 ? z0 : sol.x[2])
+    }
+
+    /// One linearised range equation `[-2aₓ, -2a_y, (-2a_z), rᵢ² − |aᵢ|² (− z-terms)]` without the |p|² term.
+    private static func eq(_ o: Observation, d: Int, z0: Double) -> [Double] {
+        let a = o.anchorPosition
+        if d == 2 {
+            let dz = z0 - a.z
+            return [-2 * a.x, -2 * a.y, o.value * o.value - a.x * a.x - a.y * a.y - dz * dz]
+        }
+        return [-2 * a.x, -2 * a.y, -2 * a.z, o.value * o.value - a.dot(a)]
+    }
+
+    /// A position from one anchor's range and azimuth (and elevation, or the fixed height in 2-D).
+    private static func directionGuess(_ obs: [Observation], height z0: Double, dimensions d: Int) -> Vec3? {
+        for r in obs where r.kind == .range {
+            guard let az = obs.first(where: { $0.kind == .azimuth && $0.anchor == r.anchor }) else { continue }
+            let el = obs.first(where: { $0.kind == .elevation && $0.anchor == r.anchor })?.value ?? 0
+            let u = Vec3(cos(el) * cos(az.value), cos(el) * sin(az.value), sin(el))
+            var p = r.anchorPosition + r.value * (r.toAnchor.transposed * u)
+            if d == 2 { p.z = z0 }
+            return p
+        }
+        return nil
+    }
+
+    private struct Step { var position: Vec3; var covariance: [Double]; var rms: Double }
+
+    /// Weighted Gauss–Newton with step halving; returns nil for a rank-deficient system.
+    private static func gaussNewton(_ obs: [Observation], weights: [Double], start: Vec3, dimensions d: Int) -> Step? {
+        var p = start
+        var cost = weightedCost(obs, weights, at: p)
+        for _ in 0..<30 {
+            var a = [Double](), b = [Double]()
+            a.reserveCapacity(obs.count * d)
+            for (i, o) in obs.enumerated() {
+                guard let pr = o.predict(at: p) else { continue }
+                let s = weights[i].squareRoot() / o.std
+                for k in 0..<d { a.append(pr.gradient[k] * s) }
+                b.append(o.residual(pr.value) * s)
+            }
+            let rows = b.count
+            guard rows >= d, let sol = LAPACK.leastSquares(a, rows: rows, cols: d, b: b), sol.rank == d else { return nil }
+            var delta = Vec3(sol.x[0], sol.x[1], d == 3 ? sol.x[2] : 0)
+            var accepted = false
+            for _ in 0..<8 {
+                let q = p + delta
+                let c = weightedCost(obs, weights, at: q)
+                if c <= cost { p = q; cost = c; accepted = true; break }
+                delta = 0.5 * delta
+            }
+            if !accepted || delta.norm < 1e-7 { break }
+        }
+        // Covariance (JᵀWJ)⁻¹ at the solution.
+        var info = [Double](repeating: 0, count: d * d)
+        var sumSq = 0.0
+        for (i, o) in obs.enumerated() {
+            guard let pr = o.predict(at: p) else { continue }
+            let w = weights[i] / (o.std * o.std)
+            for r in 0..<d { for c in 0..<d { info[r * d + c] += pr.gradient[r] * pr.gradient[c] * w } }
+            let e = o.residual(pr.value) / o.std
+            sumSq += e * e
+        }
+        guard let cov = LAPACK.inverseSPD(info, n: d) else { return nil }
+        return Step(position: p, covariance: cov, rms: (sumSq / Double(max(obs.count, 1))).squareRoot())
+    }
+
+    private static func weightedCost(_ obs: [Observation], _ w: [Double], at p: Vec3) -> Double {
+        var c = 0.0
+        for (i, o) in obs.enumerated() {
+            guard let pr = o.predict(at: p) else { return .infinity }
+            let e = o.residual(pr.value) / o.std
+            c += w[i] * e * e
+        }
+        return c
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

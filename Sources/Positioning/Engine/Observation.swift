@@ -1,0 +1,81 @@
+public import Numerics
+
+/// One scalar observation of a tag's position, prepared for estimation: what was measured, its noise,
+/// and how to predict it from a position. The same model serves multilateration and the filter.
+public struct Observation: Sendable, Equatable {
+    /// What kind of quantity was observed.
+    public enum Kind: Sendable, Equatable {
+        /// Distance from the anchor, metres (bias already removed).
+        case range
+        /// Azimuth in the anchor frame, radians: `atan2(y, x)`.
+        case azimuth
+        /// Elevation in the anchor frame, radians: `atan2(z, hypot(x, y))`.
+        case elevation
+    }
+
+    public var kind: Kind
+    /// Index of the anchor in its site.
+    public var anchor: Int
+    /// Anchor position, site frame, metres.
+    public var anchorPosition: Vec3
+    /// Rotation site frame → anchor frame (only used for angles).
+    public var toAnchor: Mat3
+    /// The measured value (metres or radians).
+    public var value: Double
+    /// 1-σ noise of the value (metres or radians).
+    public var std: Double
+    /// Time of the measurement.
+    public var time: Nanoseconds
+
+    public init(kind: Kind, anchor: Int, anchorPosition: Vec3, toAnchor: Mat3 = .identity, value: Double,
+                std: Double, time: Nanoseconds) {
+        self.kind = kind; self.anchor = anchor; self.anchorPosition = anchorPosition
+        self.toAnchor = toAnchor; self.value = value; self.std = std; self.time = time
+    }
+
+    /// The predicted value at position `p` and its gradient with respect to `p` (site frame).
+    /// Returns nil where the model is singular (the tag on the anchor, or straight above it for azimuth).
+    public func predict(at p: Vec3) -> (value: Double, gradient: Vec3)? {
+        let d = p - anchorPosition
+        switch kind {
+        case .range:
+            let r = d.norm
+            guard r > 1e-6 else { return nil }
+            return (r, (1 / r) * d)
+        case .azimuth:
+            let v = toAnchor * d
+            let h2 = v.x * v.x + v.y * v.y
+            guard h2 > 1e-12 else { return nil }
+            let g = Vec3(-v.y / h2, v.x / h2, 0)
+            return (atan2(v.y, v.x), toAnchor.transposed * g)
+        case .elevation:
+            let v = toAnchor * d
+            let h2 = v.x * v.x + v.y * v.y
+            let r2 = h2 + v.z * v.z
+            guard h2 > 1e-12 else { return nil }
+            let h = h2.squareRoot()
+            let g = Vec3(-v.x * v.z / (r2 * h), -v.y * v.z / (r2 * h), h / r2)
+            return (atan2(v.z, h), toAnchor.transposed * g)
+        }
+    }
+
+    /// The innovation `value − predicted`, wrapped to (−π, π] for angles.
+    public func residual(_ predicted: Double) -> Double {
+        let r = value - predicted
+        guard kind != .range else { return r }
+        return Observation.wrapAngle(r)
+    }
+
+    /// Wraps an angle to (−π, π].
+    public static func wrapAngle(_ a: Double) -> Double {
+        var r = a.truncatingRemainder(dividingBy: 2 * .pi)
+        if r > .pi { r -= 2 * .pi } else if r <= -.pi { r += 2 * .pi }
+        return r
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,136 @@
+internal import Numerics
+
+/// Why the engine refused an event that decoded correctly.
+public enum EngineRejection: Error, Equatable, CustomStringConvertible {
+    case unknownSite(String)
+    case unknownAnchor(site: String, anchor: String)
+    case unsupportedTechnology(anchor: String, technology: Technology)
+
+    /// A stable snake_case name for counters.
+    public var key: String {
+        switch self {
+        case .unknownSite: "unknown_site"
+        case .unknownAnchor: "unknown_anchor"
+        case .unsupportedTechnology: "unsupported_technology"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unknownSite(let s): "unknown site '\(s)'"
+        case .unknownAnchor(let s, let a): "unknown anchor '\(a)' in site '\(s)'"
+        case .unsupportedTechnology(let a, let t): "anchor '\(a)' does not range with '\(t.rawValue)'"
+        }
+    }
+}
+
+/// The tracker of one site: a filter per tag, fed with that site's events in time order.
+///
+/// Pure: time comes only from the events and from `advance(to:)`.
+public struct SiteTracker: Sendable {
+    public let site: Site
+    public let config: EngineConfig
+    /// Rotation site → anchor frame of each anchor (identity where it has no orientation).
+    let rotations: [Mat3]
+    var tracks: [String: TagTrack] = [:]
+    var lastSweep: Nanoseconds = .min
+    /// Range biases learned online, one per anchor and technology (metres).
+    public internal(set) var learnedBias: BiasLearner
+
+    public init(site: Site, config: EngineConfig = EngineConfig()) {
+        self.site = site
+        self.config = config
+        rotations = site.anchors.map { $0.orientation?.rotation.transposed ?? .identity }
+        learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config)
+    }
+
+    /// Number of tags currently tracked (placed or not).
+    public var tagCount: Int { tracks.count }
+
+    /// The current estimate of a tag, if it has been placed.
+    public func estimate(of tag: String) -> PositionEstimate? {
+        guard let track = tracks[tag], let f = track.filter else { return nil }
+        return makeEstimate(tag: tag, track: track, filter: f)
+    }
+
+    /// Every placed tag's current estimate.
+    public var estimates: [PositionEstimate] {
+        tracks.compactMap { tag, track in track.filter.map { makeEstimate(tag: tag, track: track, filter: $0) } }
+    }
+
+    /// Applies one event of this site; outputs go to `emit` in order.
+    /// - Throws: `EngineRejection` for unknown anchors or technologies; state is unchanged then.
+    public mutating func handle(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
+        advance(to: event.time, emit: emit)
+        switch event {
+        case .ranging(let r):
+            try handleRanging(r, emit: emit)
+        case .motion(_, let tag, let state, let t):
+            handleMotion(tag: tag, state: state, time: t)
+        case .removed(_, let anchorID, let tag, let reason, let t):
+            guard let a = site.anchorIndex[anchorID] else { throw .unknownAnchor(site: site.id, anchor: anchorID) }
+            endPair(tag: tag, anchor: a, reason: reason, time: t, emit: emit)
+        case .session(_, let anchorID, let tag, let state, let t):
+            guard let a = site.anchorIndex[anchorID] else { throw .unknownAnchor(site: site.id, anchor: anchorID) }
+            handleSession(anchor: a, tag: tag, state: state, time: t, emit: emit)
+        }
+    }
+
+    /// Moves the tracker's clock: tags silent for longer than `tagTimeout` are removed.
+    public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
+        let period: Nanoseconds = 1_000_000_000
+        guard lastSweep == .min || now - lastSweep >= period else { return }
+        lastSweep = now
+        let limit = now - Nanoseconds(config.tagTimeout * 1e9)
+        let expired = tracks.filter { $0.value.lastSeen < limit && !$0.value.isSuspended }.map(\.key).sorted()
+        for tag in expired {
+            tracks[tag] = nil
+            emit(.removed(site: site.id, tag: tag, reason: .timeout, time: now))
+        }
+    }
+
+    // MARK: lifecycle
+
+    mutating func handleMotion(tag: String, state: MotionState, time: Nanoseconds) {
+        guard var track = tracks[tag] else { return }
+        let was = track.motion
+        track.motion = state
+        if was == .stationary, state != .stationary, track.filter != nil {
+            track.filter!.inflateVelocity(by: config.initialVelocityStd * config.initialVelocityStd)
+        }
+        tracks[tag] = track
+    }
+
+    mutating func endPair(tag: String, anchor: Int, reason: RemovalReason, time: Nanoseconds,
+                          emit: (Output) -> Void) {
+        guard var track = tracks[tag] else { return }
+        track.pairs[anchor] = .ended
+        track.lastHeard[anchor] = .min
+        track.recent.removeAnchor(anchor)
+        if track.hasLiveSession {
+            tracks[tag] = track
+        } else {
+            tracks[tag] = nil
+            emit(.removed(site: site.id, tag: tag, reason: reason, time: time))
+        }
+    }
+
+    mutating func handleSession(anchor: Int, tag: String?, state: SessionState, time: Nanoseconds,
+                                emit: (Output) -> Void) {
+        let tags = tag.map { [$0] } ?? tracks.keys.sorted()
+        for t in tags {
+            guard var track = tracks[t], track.pairs[anchor] != .idle || tag != nil else { continue }
+            switch state {
+            case .suspended:
+                track.pairs[anchor] = .suspended
+                tracks[t] = track
+            case .resumed:
+                track.pairs[anchor] = .active
+                track.lastSeen = max(track.lastSeen, time)
+                tracks[t] = track
+            case .invalidated:
+                endPair(tag: t, anchor: anchor, reason: .peerEnded, time: time, emit: emit)
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// The state of one anchor's ranging session with one tag.
+enum PairSession: UInt8, Sendable {
+    case idle, active, suspended, ended
+}
+
+/// Everything the engine keeps about one tag: its filter (nil until placed), motion hint, recent
+/// observations, and its sessions with each anchor.
+struct TagTrack: Sendable {
+    var filter: TagFilter?
+    var motion: MotionState = .unknown
+    var recent = RecentObservations()
+    /// Last time each anchor measured the tag (`.min`: never), indexed like the site's anchors.
+    var lastHeard: [Nanoseconds]
+    var pairs: [PairSession]
+    var lastSeen: Nanoseconds
+    var lastOutput: Nanoseconds = .min
+    /// Running mean of squared normalised innovations (capped), for divergence detection.
+    var nis: Double = 1
+    /// Consecutive innovations beyond the rejection threshold.
+    var rejectRun = 0
+    /// Observations applied since the filter was (re)initialised.
+    var updatesSinceInit = 0
+
+    init(anchorCount: Int, time: Nanoseconds) {
+        lastHeard = Array(repeating: .min, count: anchorCount)
+        pairs = Array(repeating: .idle, count: anchorCount)
+        lastSeen = time
+    }
+
+    /// Number of distinct anchors heard since `since`.
+    func anchorsHeard(since: Nanoseconds) -> Int {
+        var n = 0
+        for t in lastHeard where t >= since { n += 1 }
+        return n
+    }
+
+    /// True while some anchor's session with the tag is live or suspended (not ended).
+    var hasLiveSession: Bool { pairs.contains { $0 == .active || $0 == .suspended } }
+    /// True while some session is suspended and none active: the tag is paused, not lost.
+    var isSuspended: Bool { pairs.contains(.suspended) && !pairs.contains(.active) }
+}

@@ -1,0 +1,118 @@
+/// ASCII bytes the line protocol gives meaning to.
+enum ASCII {
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let tab: UInt8 = 0x09
+    static let space: UInt8 = 0x20
+    static let quote: UInt8 = 0x22
+    static let hash: UInt8 = 0x23
+    static let plus: UInt8 = 0x2B
+    static let comma: UInt8 = 0x2C
+    static let minus: UInt8 = 0x2D
+    static let dot: UInt8 = 0x2E
+    static let zero: UInt8 = 0x30
+    static let equals: UInt8 = 0x3D
+    static let backslash: UInt8 = 0x5C
+}
+
+/// Which escape rules apply inside a span. `.none` means the span holds no escape sequence at all, so its
+/// bytes are the value as is.
+enum EscapeKind: UInt8, Sendable {
+    /// No escape sequence present.
+    case none
+    /// Measurement name: `\,` and `\ `.
+    case measurement
+    /// Tag key, tag value or field key: `\,`, `\=` and `\ `.
+    case key
+    /// String field value (between the quotes): `\"` and `\\`.
+    case string
+
+    /// True when a backslash followed by `byte` is an escape sequence under these rules.
+    @inline(__always)
+    func escapes(_ byte: UInt8) -> Bool {
+        switch self {
+        case .none: false
+        case .measurement: byte == ASCII.comma || byte == ASCII.space
+        case .key: byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space
+        case .string: byte == ASCII.quote || byte == ASCII.backslash
+        }
+    }
+}
+
+/// A range of bytes within one line, still escaped; decoded to a `String` only when needed.
+struct ByteSpan: Sendable, Equatable {
+    var start: Int
+    var end: Int
+    var escape: EscapeKind
+
+    var isEmpty: Bool { start == end }
+    var count: Int { end - start }
+}
+
+/// A field value as scanned: numbers decoded, strings left as spans of the line.
+enum RawFieldValue: Sendable, Equatable {
+    case float(Double)
+    case integer(Int64)
+    case unsigned(UInt64)
+    case string(ByteSpan)
+    case boolean(Bool)
+
+    /// The line-protocol type, for messages: "a float", "an integer", …
+    var typeDescription: String {
+        switch self {
+        case .float: "a float"
+        case .integer: "an integer"
+        case .unsigned: "an unsigned integer"
+        case .string: "a string"
+        case .boolean: "a boolean"
+        }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// The bytes of `span`, unescaped, as a String (invalid UTF-8 is repaired).
+    func string(_ span: ByteSpan) -> String {
+        let raw = UnsafeRawBufferPointer(rebasing: self[span.start..<span.end])
+        if span.escape == .none { return String(decoding: raw, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = 0
+        while i < raw.count {
+            let c = raw[i]
+            if c == ASCII.backslash, i + 1 < raw.count, span.escape.escapes(raw[i + 1]) {
+                out.append(raw[i + 1])
+                i += 2
+            } else {
+                out.append(c)
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The raw bytes from `start` to `end` as a String, for messages.
+    func text(_ start: Int, _ end: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: self[start..<end]), as: UTF8.self)
+    }
+
+    /// True when `span` holds exactly `literal`. Spans with escape sequences never match: every literal
+    /// we look for (tag and field names, enum values) is free of `,`, `=`, space, `"` and `\`.
+    @inline(__always)
+    func matches(_ span: ByteSpan, _ literal: StaticString) -> Bool {
+        guard span.escape == .none, span.count == literal.utf8CodeUnitCount else { return false }
+        let p = literal.utf8Start
+        for k in 0..<span.count where self[span.start + k] != p[k] { return false }
+        return true
+    }
+
+    /// True when `span` holds exactly the UTF-8 of `literal` (same rule on escapes as above).
+    func matches(_ span: ByteSpan, _ literal: String) -> Bool {
+        guard span.escape == .none, span.count == literal.utf8.count else { return false }
+        var k = span.start
+        for byte in literal.utf8 {
+            if self[k] != byte { return false }
+            k += 1
+        }
+        return true
+    }
+}

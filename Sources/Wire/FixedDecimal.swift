@@ -1,0 +1,120 @@
+/// Fast decimal formatting of doubles into a byte buffer, with integer arithmetic (no `String(format:)`).
+///
+/// Output is plain decimal (`-12.3456`, `0`, `1000000000`; never an exponent), with trailing zeros
+/// and a bare `.` trimmed, and never `-0`. Rounding is correct (round half to even on exact ties, like
+/// `printf`) while `|value| · 10^decimals < 2^52`; beyond that, decimals are dropped until it holds
+/// (a double has no more digits to give: `0.1` with 17 decimals is written `0.1`).
+/// Never emits NaN or infinity: NaN is written as `0`, ±infinity and magnitudes above `limit` as
+/// ±`limit`. Encoders check finiteness first, so this clamping is a last line of defence.
+public enum FixedDecimal {
+    /// Largest magnitude written; larger values (and infinities) are clamped to it.
+    public static let limit: Double = 1e18
+    /// Largest number of decimals honoured.
+    public static let maxDecimals = 17
+
+    private static let exact: Double = 4_503_599_627_370_496 // 2^52
+    private static let pow10Int: [UInt64] = (0...19).map { k in
+        var v: UInt64 = 1
+        for _ in 0..<k { v *= 10 }
+        return v
+    }
+
+    /// Appends `value` rounded to `decimals` places, trailing zeros trimmed.
+    /// - Parameters:
+    ///   - value: the number; see the type's notes on non-finite and huge values.
+    ///   - decimals: places after the point, clamped to 0…`maxDecimals`.
+    ///   - buffer: receives ASCII bytes.
+    public static func append(_ value: Double, decimals: Int, to buffer: inout [UInt8]) {
+        let negative = value < 0
+        let a = value.isNaN ? 0 : Swift.min(value.magnitude, limit)
+        var d = Swift.max(0, Swift.min(decimals, maxDecimals))
+        while d > 0 && a * NumberParsing.pow10[d] >= exact { d -= 1 }
+        let n: UInt64
+        if a >= exact {
+            n = UInt64(a)   // already an integer
+        } else {
+            n = roundedScaled(a, NumberParsing.pow10[d])
+        }
+        if n == 0 {
+            buffer.append(ASCII.zero)
+            return
+        }
+        if negative { buffer.append(ASCII.minus) }
+        let scale = pow10Int[d]
+        appendDigits(n / scale, to: &buffer)
+        var fraction = n % scale
+        guard fraction != 0 else { return }
+        while fraction % 10 == 0 {
+            fraction /= 10
+            d -= 1
+        }
+        buffer.append(ASCII.dot)
+        appendDigits(fraction, minWidth: d, to: &buffer)
+    }
+
+    /// Appends `value` with about `significantDigits` significant digits in plain decimal (at least the
+    /// integer part; at most `maxDecimals` places, so magnitudes below ~1e-12 lose digits or print `0`).
+    /// - Parameters:
+    ///   - value: the number; non-finite values as in `append(_:decimals:to:)`.
+    ///   - significantDigits: digits to keep, 1…17.
+    ///   - buffer: receives ASCII bytes.
+    public static func append(_ value: Double, significantDigits: Int, to buffer: inout [UInt8]) {
+        let a = value.magnitude
+        guard a.isFinite, a > 0 else {
+            append(value, decimals: 0, to: &buffer)
+            return
+        }
+        // e = floor(log10(a)), found by comparison with exact powers of ten.
+        var e = 0
+        if a >= 1 {
+            while e < 22 && a >= NumberParsing.pow10[e + 1] { e += 1 }
+        } else {
+            e = -23
+            for k in 1...22 where a * NumberParsing.pow10[k] >= 1 {
+                e = -k
+                break
+            }
+        }
+        let digits = Swift.max(1, Swift.min(significantDigits, 17))
+        append(value, decimals: digits - 1 - e, to: &buffer)
+    }
+
+    /// `value` formatted with `append(_:decimals:to:)`, as a String.
+    public static func string(_ value: Double, decimals: Int) -> String {
+        var bytes: [UInt8] = []
+        append(value, decimals: decimals, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `round(a · scale)` for `a ≥ 0` with `a · scale < 2^52`, correctly rounded: the product's rounding
+    /// error is recovered with a fused multiply-add and decides ties.
+    @inline(__always)
+    static func roundedScaled(_ a: Double, _ scale: Double) -> UInt64 {
+        let p = a * scale
+        let error = (-p).addingProduct(a, scale)   // a·scale − p, exactly
+        let q = p.rounded(.down)
+        let fraction = p - q
+        var n = UInt64(q)
+        if fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && n & 1 == 1))) {
+            n += 1
+        }
+        return n
+    }
+
+    /// Appends the decimal digits of `n`, left-padded with zeros to `minWidth`.
+    @inline(__always)
+    static func appendDigits(_ n: UInt64, minWidth: Int = 1, to buffer: inout [UInt8]) {
+        var width = 1
+        while width < 20 && n >= pow10Int[width] { width += 1 }
+        width = Swift.max(width, minWidth)
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(ASCII.zero, count: width))
+        var rest = n
+        var k = start + width - 1
+        while rest > 0 {
+            buffer[k] = ASCII.zero + UInt8(rest % 10)
+            rest /= 10
+            k -= 1
+        }
+    }
+}

@@ -1,0 +1,59 @@
+internal import Positioning
+internal import Numerics
+
+extension IngestDecoder {
+    /// Validates and builds a `Ranging` (time left at 0 for the caller to set).
+    ///
+    /// Order of checks: tags, then field types and finiteness, then distance (negative, absurd), `std`,
+    /// angles, the direction vector, and finally that a distance or a direction is present. When both
+    /// angles and a vector are given, the vector is used (the angles are still validated).
+    func decodeRanging(_ f: IngestFields) throws(RejectReason) -> Ranging {
+        let site = try f.requiredTag(f.site, "site")
+        let anchor = try f.requiredTag(f.anchor, "anchor")
+        let tag = try f.requiredTag(f.tag, "tag")
+        var technology: Technology?
+        if let tech = f.tech {
+            guard let t = Technology.allCases.first(where: { f.bytes.matches(tech, $0.rawValue) }) else {
+                throw .badValue(name: "tech", value: f.bytes.string(tech),
+                                expected: Technology.allCases.map(\.rawValue).joined(separator: " or "))
+            }
+            technology = t
+        }
+        let distance = try f.number(f.distance, "distance")
+        let std = try f.number(f.std, "std")
+        let azimuth = try f.number(f.azimuth, "azimuth")
+        let elevation = try f.number(f.elevation, "elevation")
+        let dx = try f.number(f.dirX, "dir_x"), dy = try f.number(f.dirY, "dir_y"), dz = try f.number(f.dirZ, "dir_z")
+
+        if let d = distance {
+            if d < 0 { throw .negativeDistance(d) }
+            if d > maxDistance { throw .absurdDistance(d, limit: maxDistance) }
+        }
+        if let s = std, s <= 0 { throw .badStd(s) }
+        if let a = azimuth, !(-Double.pi...Double.pi).contains(a) { throw .badAngle(field: "azimuth", value: a) }
+        if let e = elevation, !(-Double.pi / 2...Double.pi / 2).contains(e) {
+            throw .badAngle(field: "elevation", value: e)
+        }
+
+        var direction: Direction?
+        switch (dx, dy, dz) {
+        case (nil, nil, nil):
+            if azimuth != nil || elevation != nil { direction = .angles(azimuth: azimuth, elevation: elevation) }
+        case (let x?, let y?, let z?):
+            direction = .vector(try unitVector(Vec3(x, y, z)))
+        default:
+            throw .missingField(dx == nil ? "dir_x" : (dy == nil ? "dir_y" : "dir_z"))
+        }
+        if distance == nil && direction == nil { throw .noMeasurement }
+        return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: distance,
+                       std: std, direction: direction, time: 0)
+    }
+
+    /// Checks the norm is within 1 ± `unitTolerance` and normalises. A vector already unit to within
+    /// rounding (|norm − 1| < 1e-12) is kept bit for bit, so encoded vectors decode to the same value.
+    private func unitVector(_ v: Vec3) throws(RejectReason) -> Vec3 {
+        let n = v.norm
+        guard abs(n - 1) <= unitTolerance else { throw .directionNotUnit(norm: n) }
+        return abs(n - 1) < 1e-12 ? v : (1 / n) * v
+    }
+}

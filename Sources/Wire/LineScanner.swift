@@ -1,0 +1,134 @@
+/// Receives the parts of a line as the scanner finds them, as spans of the line's bytes.
+protocol LineVisitor {
+    mutating func tag(key: ByteSpan, value: ByteSpan)
+    mutating func field(key: ByteSpan, value: RawFieldValue)
+}
+
+/// What a scanned line turned out to be.
+enum ScanOutcome {
+    /// A blank line or a comment.
+    case skip
+    /// A data line; tags and fields were passed to the visitor in order.
+    case line(measurement: ByteSpan, timestamp: Int64?)
+}
+
+/// The byte-level line-protocol scanner: `measurement[,tag=v…] field=v[,field=v…] [timestamp]`.
+/// It allocates nothing on a valid line; tags and fields go to a visitor as spans.
+enum LineScanner {
+    /// Scans one line (a trailing `\n` and/or `\r` is tolerated). Leading spaces and tabs are skipped;
+    /// blank lines and lines whose first non-blank byte is `#` give `.skip`.
+    static func scan<V: LineVisitor>(_ b: UnsafeRawBufferPointer, into visitor: inout V) throws(LineError)
+        -> ScanOutcome {
+        var end = b.count
+        if end > 0, b[end - 1] == ASCII.lf { end -= 1 }
+        if end > 0, b[end - 1] == ASCII.cr { end -= 1 }
+        var i = 0
+        while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
+        if i == end || b[i] == ASCII.hash { return .skip }
+
+        let measurement = scanName(b, &i, end, .measurement)
+        if measurement.isEmpty { throw LineError("the line has no measurement name", column: i + 1) }
+        while i < end, b[i] == ASCII.comma {
+            i += 1
+            let key = scanName(b, &i, end, .key)
+            if key.isEmpty { throw LineError("empty tag key", column: i + 1) }
+            guard i < end, b[i] == ASCII.equals else {
+                throw LineError("tag '\(b.string(key))' has no '=value'", column: i + 1)
+            }
+            i += 1
+            let value = scanName(b, &i, end, .key)
+            if value.isEmpty { throw LineError("tag '\(b.string(key))' has an empty value", column: i + 1) }
+            if i < end, b[i] == ASCII.equals {
+                throw LineError("unescaped '=' in the value of tag '\(b.string(key))'", column: i + 1)
+            }
+            visitor.tag(key: key, value: value)
+        }
+        while i < end, b[i] == ASCII.space { i += 1 }
+        if i == end { throw LineError("the line has no fields", column: i + 1) }
+
+        while true {
+            let key = scanName(b, &i, end, .key)
+            if key.isEmpty { throw LineError("empty field key", column: i + 1) }
+            guard i < end, b[i] == ASCII.equals else {
+                throw LineError("field '\(b.string(key))' has no '=value'", column: i + 1)
+            }
+            i += 1
+            let value = try scanFieldValue(b, &i, end, key)
+            visitor.field(key: key, value: value)
+            guard i < end, b[i] == ASCII.comma else { break }
+            i += 1
+        }
+
+        while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
+        guard i < end else { return .line(measurement: measurement, timestamp: nil) }
+        let start = i
+        while i < end, b[i] != ASCII.space, b[i] != ASCII.tab { i += 1 }
+        guard let timestamp = NumberParsing.int64(b, start, i) else {
+            throw LineError("invalid timestamp '\(b.text(start, i))' (expected integer nanoseconds)",
+                            column: start + 1)
+        }
+        while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
+        if i < end { throw LineError("unexpected text after the timestamp", column: i + 1) }
+        return .line(measurement: measurement, timestamp: timestamp)
+    }
+
+    /// Scans a measurement name, tag key, tag value or field key up to the first unescaped separator
+    /// (comma and space; also `=` for keys and values). A backslash before any other byte is literal.
+    @inline(__always)
+    private static func scanName(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int, _ kind: EscapeKind)
+        -> ByteSpan {
+        let start = i
+        var escaped = false
+        while i < end {
+            let c = b[i]
+            if c == ASCII.backslash, i + 1 < end, kind.escapes(b[i + 1]) {
+                escaped = true
+                i += 2
+                continue
+            }
+            if c == ASCII.comma || c == ASCII.space || (kind == .key && c == ASCII.equals) { break }
+            i += 1
+        }
+        return ByteSpan(start: start, end: i, escape: escaped ? kind : .none)
+    }
+
+    /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.
+    /// On return `i` is at the comma, space or end after the value.
+    private static func scanFieldValue(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int,
+                                       _ key: ByteSpan) throws(LineError) -> RawFieldValue {
+        guard i < end, b[i] != ASCII.comma, b[i] != ASCII.space else {
+            throw LineError("field '\(b.string(key))' has no value", column: i + 1)
+        }
+        if b[i] == ASCII.quote {
+            i += 1
+            let start = i
+            var escaped = false
+            while i < end {
+                let c = b[i]
+                if c == ASCII.backslash, i + 1 < end, EscapeKind.string.escapes(b[i + 1]) {
+                    escaped = true
+                    i += 2
+                    continue
+                }
+                if c == ASCII.quote { break }
+                i += 1
+            }
+            guard i < end else {
+                throw LineError("unterminated string in field '\(b.string(key))'", column: start)
+            }
+            let span = ByteSpan(start: start, end: i, escape: escaped ? .string : .none)
+            i += 1
+            if i < end, b[i] != ASCII.comma, b[i] != ASCII.space {
+                throw LineError("unexpected text after the string in field '\(b.string(key))'", column: i + 1)
+            }
+            return .string(span)
+        }
+        let start = i
+        while i < end, b[i] != ASCII.comma, b[i] != ASCII.space { i += 1 }
+        guard let value = NumberParsing.fieldValue(b, start, i) else {
+            throw LineError("field '\(b.string(key))' has an invalid value '\(b.text(start, i))'",
+                            column: start + 1)
+        }
+        return value
+    }
+}

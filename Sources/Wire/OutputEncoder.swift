@@ -1,0 +1,113 @@
+public import Positioning
+internal import Numerics
+
+/// Encodes engine outputs as line-protocol lines:
+///
+///     position,site=S,tag=T x=..,y=..,z=..,vx=..,vy=..,vz=..,sigma=..,cxx=..,cxy=..,cyy=..[,cxz=..,cyz=..,czz=..],anchors=4i,motion="moving" TS
+///     proximity,site=S,tag=T,anchor=A distance=..[,azimuth=..] TS
+///     removed,site=S,tag=T reason="timeout" TS
+///
+/// Positions (m), velocities (m/s) and distances (m) have 4 decimals (0.1 mm); `sigma` (m) and the
+/// covariances (m²) 6 significant digits; azimuth (radians) 6 decimals. The 3-D covariance terms are
+/// written only when `covZZ > 0`. Each line ends with `\n`.
+public enum OutputEncoder {
+    /// Decimals for positions, velocities and distances.
+    public static let metreDecimals = 4
+    /// Significant digits for sigma and covariances.
+    public static let covarianceDigits = 6
+    /// Decimals for angles.
+    public static let angleDecimals = 6
+
+    /// Appends one output line.
+    /// - Parameters:
+    ///   - output: the engine output.
+    ///   - buffer: receives the line, `\n` included.
+    /// - Returns: false, with nothing appended, when the output cannot be written faithfully: a
+    ///   non-finite number, or an id that is empty, holds a line break or ends in a backslash.
+    @discardableResult
+    public static func append(_ output: Output, to buffer: inout [UInt8]) -> Bool {
+        switch output {
+        case .position(let p):
+            return appendPosition(p, to: &buffer)
+        case .proximity(let site, let tag, let anchor, let distance, let azimuth, let time):
+            guard isRepresentableTagValue(site), isRepresentableTagValue(tag), isRepresentableTagValue(anchor),
+                  distance.isFinite,
+                  azimuth?.isFinite ?? true else { return false }
+            buffer.append("proximity")
+            buffer.appendTag("site", site)
+            buffer.appendTag("tag", tag)
+            buffer.appendTag("anchor", anchor)
+            buffer.append(ASCII.space)
+            buffer.appendFieldKey("distance", first: true)
+            FixedDecimal.append(distance, decimals: metreDecimals, to: &buffer)
+            if let azimuth {
+                buffer.appendFieldKey("azimuth")
+                FixedDecimal.append(azimuth, decimals: angleDecimals, to: &buffer)
+            }
+            buffer.appendTimestamp(time)
+            return true
+        case .removed(let site, let tag, let reason, let time):
+            guard isRepresentableTagValue(site), isRepresentableTagValue(tag) else { return false }
+            buffer.append("removed")
+            buffer.appendTag("site", site)
+            buffer.appendTag("tag", tag)
+            buffer.append(" reason=")
+            buffer.appendQuoted(reason.rawValue)
+            buffer.appendTimestamp(time)
+            return true
+        }
+    }
+
+    /// One output line as a String (with its `\n`), or nil when it cannot be written (see `append`).
+    public static func encode(_ output: Output) -> String? {
+        var bytes: [UInt8] = []
+        guard append(output, to: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func appendPosition(_ p: PositionEstimate, to buffer: inout [UInt8]) -> Bool {
+        guard isRepresentableTagValue(p.site), isRepresentableTagValue(p.tag), p.position.isFinite,
+              p.velocity.isFinite, p.covXX.isFinite, p.covXY.isFinite, p.covYY.isFinite, p.covXZ.isFinite,
+              p.covYZ.isFinite, p.covZZ.isFinite else { return false }
+        buffer.append("position")
+        buffer.appendTag("site", p.site)
+        buffer.appendTag("tag", p.tag)
+        buffer.append(ASCII.space)
+        buffer.appendFieldKey("x", first: true)
+        FixedDecimal.append(p.position.x, decimals: metreDecimals, to: &buffer)
+        metres("y", p.position.y, &buffer)
+        metres("z", p.position.z, &buffer)
+        metres("vx", p.velocity.x, &buffer)
+        metres("vy", p.velocity.y, &buffer)
+        metres("vz", p.velocity.z, &buffer)
+        // sigma from the clamped variances: rounding can leave a variance a hair below zero.
+        significant("sigma", (0.5 * (max(0, p.covXX) + max(0, p.covYY))).squareRoot(), &buffer)
+        significant("cxx", p.covXX, &buffer)
+        significant("cxy", p.covXY, &buffer)
+        significant("cyy", p.covYY, &buffer)
+        if p.covZZ > 0 {
+            significant("cxz", p.covXZ, &buffer)
+            significant("cyz", p.covYZ, &buffer)
+            significant("czz", p.covZZ, &buffer)
+        }
+        buffer.appendFieldKey("anchors")
+        buffer.appendInteger(Int64(p.anchors))
+        buffer.append(0x69) // i
+        buffer.append(",motion=")
+        buffer.appendQuoted(p.motion.rawValue)
+        buffer.appendTimestamp(p.time)
+        return true
+    }
+
+    @inline(__always)
+    private static func metres(_ key: StaticString, _ value: Double, _ buffer: inout [UInt8]) {
+        buffer.appendFieldKey(key)
+        FixedDecimal.append(value, decimals: metreDecimals, to: &buffer)
+    }
+
+    @inline(__always)
+    private static func significant(_ key: StaticString, _ value: Double, _ buffer: inout [UInt8]) {
+        buffer.appendFieldKey(key)
+        FixedDecimal.append(value, significantDigits: covarianceDigits, to: &buffer)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Positioning
+import Pipeline
+
+/// `sextant replay`: positions a recorded ingest stream.
+enum ReplayCommand {
+    static let help = """
+        USAGE: sextant replay --site FILE [--site FILE ...] [--input FILE|-] [--output FILE|-]
+
+        Reads ingest lines (InfluxDB line protocol: ranging, motion, removed, session; each with a Unix
+        nanosecond timestamp, in time order), runs the positioning engine, and writes position, proximity
+        and removed lines. A summary goes to standard error at the end: lines read, positions written,
+        rejected lines by reason (with the first rejected lines and why).
+
+        OPTIONS:
+          --site FILE            a site map (JSON); repeat for several sites
+          --input FILE           ingest lines; '-' or absent: standard input
+          --output FILE          output lines; '-' or absent: standard output
+          --output-interval S    at most one line per tag every S seconds (default 0.1; 0: every update)
+          --tag-timeout S        remove a tag after S seconds without measurements (default 10)
+          --no-bias-learning     do not learn anchor range biases online
+          -h, --help             show this help
+        """
+
+    static func run(_ argv: [String]) throws {
+        let a = try Arguments(argv, command: "replay",
+                              options: ["site", "input", "output", "output-interval", "tag-timeout"],
+                              switches: ["no-bias-learning"])
+        if a.wantsHelp { print(help); return }
+        let sitePaths = a.strings("site")
+        guard !sitePaths.isEmpty else { throw CommandError.usage("replay: --site is required (see 'sextant replay --help')") }
+        var config = EngineConfig()
+        config.outputInterval = try a.double("output-interval", default: config.outputInterval, in: 0...3600)
+        config.tagTimeout = try a.double("tag-timeout", default: config.tagTimeout, in: 0.1...86_400)
+        config.learnBias = !a.flag("no-bias-learning")
+        let sites = try sitePaths.map(loadSite)
+        let input = a.string("input") ?? "-", outputPath = a.string("output") ?? "-"
+
+        let sink = try OutputSink(outputPath)
+        var pipeline = Pipeline(sites: sites, config: config, timestamps: .requireTimestamp)
+        let started = Date()
+        try readChunks(input) { chunk in
+            try sink.write { pipeline.feed(chunk, output: &$0) }
+        }
+        try sink.write { pipeline.finish(output: &$0) }
+        try sink.flush()
+        let seconds = Date().timeIntervalSince(started)
+        var summary = "replay: " + pipeline.summary.replacingOccurrences(of: "\n", with: "\nreplay: ")
+        summary += "\nreplay: \(String(format: "%.2f", seconds)) s, \(Int(Double(pipeline.linesRead) / max(seconds, 1e-9))) lines/s"
+        for m in pipeline.rejectionMessages { summary += "\nreplay: rejected \(m)" }
+        if pipeline.rejections.total > pipeline.rejectionMessages.count {
+            summary += "\nreplay: … \(pipeline.rejections.total - pipeline.rejectionMessages.count) more rejected lines"
+        }
+        printError(summary)
+    }
+}

@@ -1,0 +1,39 @@
+import Testing
+import Numerics
+@testable import Positioning
+
+@Suite struct TagFilterTests {
+    @Test func predictionMovesWithVelocityAndGrowsVariance() {
+        var f = TagFilter(position: Vec3(1, 2, 1), covariance: [0.01, 0, 0, 0.01], dimensions: 2,
+                          velocityStd: 1, time: 0)
+        f.update(residual: 0, gradient: Vec3(0, 0, 0), measurementVariance: 1)
+        let before = f.cov(0, 0)
+        f.predict(to: 1_000_000_000, accelerationNoise: 1)
+        // Velocity zero: position unchanged; variance grows by dt²·σv² + q·dt³/3 = 1 + 1/3.
+        #expect(abs(f.cov(0, 0) - (before + 1 + 1.0 / 3)) < 1e-12)
+        #expect(f.cov(2, 2) == 0, "z stays pinned on a 2-D site")
+        #expect(f.position == Vec3(1, 2, 1))
+    }
+
+    @Test func rangeUpdatePullsTowardTheMeasurement() {
+        var f = TagFilter(position: Vec3(0, 0, 0), covariance: [1, 0, 0, 1], dimensions: 2, velocityStd: 1, time: 0)
+        let o = Observation(kind: .range, anchor: 0, anchorPosition: Vec3(10, 0, 0), value: 9, std: 0.1, time: 0)
+        let inn = f.innovation(o)!
+        #expect(abs(inn.residual - -1) < 1e-12)
+        f.update(residual: inn.residual, gradient: inn.gradient, measurementVariance: 0.01)
+        // Gain P/(P+R) = 1/1.01 along x.
+        #expect(abs(f.position.x - 1 / 1.01) < 1e-9)
+        #expect(f.cov(0, 0) < 0.02)
+        #expect(abs(f.cov(0, 1) - f.cov(1, 0)) < 1e-15)
+    }
+
+    @Test func holdStillZeroesVelocity() {
+        var f = TagFilter(position: .zero, covariance: [1, 0, 0, 1], dimensions: 2, velocityStd: 1, time: 0)
+        f.predict(to: 500_000_000, accelerationNoise: 1)
+        f.update(residual: 0.5, gradient: Vec3(1, 0, 0), measurementVariance: 0.01)
+        f.holdStill(velocityStd: 0.01)
+        #expect(f.velocity == .zero)
+        #expect(f.cov(0, 3) == 0)
+        #expect(abs(f.cov(3, 3) - 1e-4) < 1e-15)
+    }
+}
