@@ -104,15 +104,4 @@ extension UnsafeRawBufferPointer {
         for k in 0..<span.count where self[span.start + k] != p[k] { return false }
         return true
     }
-
-    /// True when `span` holds exactly the UTF-8 of `literal` (same rule on escapes as above).
-    func matches(_ span: ByteSpan, _ literal: String) -> Bool {
-        guard span.escape == .none, span.count == literal.utf8.count else { return false }
-        var k = span.start
-        for byte in literal.utf8 {
-            if self[k] != byte { return false }
-            k += 1
-        }
-        return true
-    }
 }

@@ -13,11 +13,6 @@ public enum FixedDecimal {
     public static let maxDecimals = 17
 
     private static let exact: Double = 4_503_599_627_370_496 // 2^52
-    private static let pow10Int: [UInt64] = (0...19).map { k in
-        var v: UInt64 = 1
-        for _ in 0..<k { v *= 10 }
-        return v
-    }
 
     /// Appends `value` rounded to `decimals` places, trailing zeros trimmed.
     /// - Parameters:
@@ -28,28 +23,45 @@ public enum FixedDecimal {
         let negative = value < 0
         let a = value.isNaN ? 0 : Swift.min(value.magnitude, limit)
         var d = Swift.max(0, Swift.min(decimals, maxDecimals))
-        while d > 0 && a * NumberParsing.pow10[d] >= exact { d -= 1 }
+        while d > 0 && a * NumberParsing.pow10(d) >= exact { d -= 1 }
         let n: UInt64
         if a >= exact {
             n = UInt64(a)   // already an integer
         } else {
-            n = roundedScaled(a, NumberParsing.pow10[d])
+            n = roundedScaled(a, NumberParsing.pow10(d))
         }
         if n == 0 {
             buffer.append(ASCII.zero)
             return
         }
-        if negative { buffer.append(ASCII.minus) }
-        let scale = pow10Int[d]
-        appendDigits(n / scale, to: &buffer)
-        var fraction = n % scale
-        guard fraction != 0 else { return }
-        while fraction % 10 == 0 {
-            fraction /= 10
-            d -= 1
+        // Digits are produced from the right into a stack buffer, then appended at once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { digits in
+            var k = 48
+            var rest = n
+            var trimming = true
+            for _ in 0..<d {
+                let digit = UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+                if trimming && digit == 0 { continue }
+                trimming = false
+                k -= 1
+                digits[k] = ASCII.zero &+ digit
+            }
+            if !trimming {
+                k -= 1
+                digits[k] = ASCII.dot
+            }
+            repeat {
+                k -= 1
+                digits[k] = ASCII.zero &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            if negative {
+                k -= 1
+                digits[k] = ASCII.minus
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<48]))
         }
-        buffer.append(ASCII.dot)
-        appendDigits(fraction, minWidth: d, to: &buffer)
     }
 
     /// Appends `value` with about `significantDigits` significant digits in plain decimal (at least the
@@ -67,10 +79,10 @@ public enum FixedDecimal {
         // e = floor(log10(a)), found by comparison with exact powers of ten.
         var e = 0
         if a >= 1 {
-            while e < 22 && a >= NumberParsing.pow10[e + 1] { e += 1 }
+            while e < 22 && a >= NumberParsing.pow10(e + 1) { e += 1 }
         } else {
             e = -23
-            for k in 1...22 where a * NumberParsing.pow10[k] >= 1 {
+            for k in 1...22 where a * NumberParsing.pow10(k) >= 1 {
                 e = -k
                 break
             }
@@ -92,9 +104,8 @@ public enum FixedDecimal {
     static func roundedScaled(_ a: Double, _ scale: Double) -> UInt64 {
         let p = a * scale
         let error = (-p).addingProduct(a, scale)   // a·scale − p, exactly
-        let q = p.rounded(.down)
-        let fraction = p - q
-        var n = UInt64(q)
+        var n = UInt64(p)              // truncation is floor: p ≥ 0
+        let fraction = p - Double(n)
         if fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && n & 1 == 1))) {
             n += 1
         }
@@ -104,17 +115,19 @@ public enum FixedDecimal {
     /// Appends the decimal digits of `n`, left-padded with zeros to `minWidth`.
     @inline(__always)
     static func appendDigits(_ n: UInt64, minWidth: Int = 1, to buffer: inout [UInt8]) {
-        var width = 1
-        while width < 20 && n >= pow10Int[width] { width += 1 }
-        width = Swift.max(width, minWidth)
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(ASCII.zero, count: width))
-        var rest = n
-        var k = start + width - 1
-        while rest > 0 {
-            buffer[k] = ASCII.zero + UInt8(rest % 10)
-            rest /= 10
-            k -= 1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+            var k = 24
+            var rest = n
+            repeat {
+                k -= 1
+                digits[k] = ASCII.zero &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            while 24 - k < minWidth && k > 0 {
+                k -= 1
+                digits[k] = ASCII.zero
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<24]))
         }
     }
 }

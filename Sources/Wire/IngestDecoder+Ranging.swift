@@ -13,8 +13,9 @@ extension IngestDecoder {
         let tag = try f.requiredTag(f.tag, "tag")
         var technology: Technology?
         if let tech = f.tech {
-            guard let t = Technology.allCases.first(where: { f.bytes.matches(tech, $0.rawValue) }) else {
-                throw .badValue(name: "tech", value: f.bytes.string(tech),
+            let text = f.bytes.string(tech)
+            guard let t = Technology(rawValue: text) else {
+                throw .badValue(name: "tech", value: text,
                                 expected: Technology.allCases.map(\.rawValue).joined(separator: " or "))
             }
             technology = t

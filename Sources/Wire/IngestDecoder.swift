@@ -151,8 +151,9 @@ struct IngestFields: LineVisitor {
         guard case .string(let span) = value else {
             throw .badFieldType(field: name, expected: "a string", found: value.typeDescription)
         }
-        if let match = E.allCases.first(where: { bytes.matches(span, $0.rawValue) }) { return match }
-        throw .badValue(name: name, value: bytes.string(span),
+        let text = bytes.string(span)   // ≤ 15 UTF-8 bytes: stored inline, no allocation
+        if let match = E(rawValue: text) { return match }
+        throw .badValue(name: name, value: text,
                         expected: E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
     }
 }

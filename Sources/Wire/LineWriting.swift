@@ -57,6 +57,10 @@ extension Array where Element == UInt8 {
 /// True when `value` can be written as a tag value and read back unchanged: not empty, no line breaks,
 /// and not ending in a backslash (which would escape the separator after it).
 func isRepresentableTagValue(_ value: String) -> Bool {
-    guard let last = value.utf8.last, last != ASCII.backslash else { return false }
-    return !value.utf8.contains(ASCII.lf) && !value.utf8.contains(ASCII.cr)
+    var last: UInt8?
+    for byte in value.utf8 {
+        if byte == ASCII.lf || byte == ASCII.cr { return false }
+        last = byte
+    }
+    return last != nil && last != ASCII.backslash
 }

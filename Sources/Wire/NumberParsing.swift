@@ -1,10 +1,33 @@
 /// Byte-level parsing of field values and timestamps, without going through `String` on the common path.
 enum NumberParsing {
-    /// Powers of ten that are exact doubles (10^0 … 10^22).
-    static let pow10: [Double] = (0...22).map { k in
-        var v = 1.0
-        for _ in 0..<k { v *= 10 }
-        return v
+    /// 10^k for k in 0…22: the powers of ten that are exact doubles.
+    @inline(__always)
+    static func pow10(_ k: Int) -> Double {
+        switch k {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
     }
 
     /// Classifies and decodes an unquoted field value in `b[s..<e]` (non-empty): boolean, `12i`, `12u`
@@ -131,7 +154,7 @@ enum NumberParsing {
         if mantissa == 0 { return negative ? -0.0 : 0.0 }
         if !inexact && digits <= 15 && exponent >= -22 && exponent <= 22 {
             let m = Double(mantissa)
-            let v = exponent < 0 ? m / pow10[-exponent] : m * pow10[exponent]
+            let v = exponent < 0 ? m / pow10(-exponent) : m * pow10(exponent)
             return negative ? -v : v
         }
         return Double(b.text(s, e))

@@ -21,8 +21,11 @@ public struct EngineConfig: Sendable, Equatable {
     public var nlosHuberK: Double = 1.5
     /// Innovations beyond this many σ are not applied at all (counted toward divergence instead).
     public var rejectK: Double = 10
-    /// Re-initialise by multilateration when the running mean of the squared normalised innovations
-    /// exceeds this (the filter and the measurements disagree).
+    /// Re-initialise by multilateration when the running share of innovations beyond 3 σ exceeds this:
+    /// most measurements disagree with the filter, so the filter (not the measurements) is wrong.
+    public var divergenceShare: Double = 0.6
+    /// A stationary hint is overridden (the moving model used) while the running mean of the squared
+    /// normalised innovations exceeds this: the tag moves although the hint says it is still.
     public var divergenceNIS: Double = 9
     /// ... or when this many consecutive innovations were beyond `rejectK`.
     public var divergenceRun: Int = 12

@@ -29,7 +29,8 @@ extension SiteTracker {
                 >= site.dimensions + 2
             for o in observations { update(&track, with: o, technology: tech, learn: placed && redundant) }
             if track.rejectRun >= config.divergenceRun
-                || (track.nis > config.divergenceNIS && track.updatesSinceInit >= 2 * RecentObservations.capacity) {
+                || (track.disagreement > config.divergenceShare
+                    && track.updatesSinceInit >= 2 * RecentObservations.capacity) {
                 initialise(&track, time: r.time)
             }
         }
@@ -85,6 +86,7 @@ extension SiteTracker {
                                  velocityStd: track.motion == .stationary ? 0.05 : config.initialVelocityStd,
                                  time: time)
         track.nis = 1
+        track.disagreement = 0
         track.rejectRun = 0
         track.updatesSinceInit = 0
     }
@@ -101,6 +103,7 @@ extension SiteTracker {
         guard let inn = f.innovation(o) else { track.filter = f; return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         track.nis += 0.05 * (min(e * e, 100) - track.nis)
+        track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
         track.updatesSinceInit += 1
         if e > config.rejectK {
             track.rejectRun += 1

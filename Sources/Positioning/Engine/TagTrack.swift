@@ -16,6 +16,9 @@ struct TagTrack: Sendable {
     var lastOutput: Nanoseconds = .min
     /// Running mean of squared normalised innovations (capped), for divergence detection.
     var nis: Double = 1
+    /// Running share of innovations beyond 3 σ: when most measurements disagree with the filter, the
+    /// filter is wrong (when a few do, those measurements are).
+    var disagreement: Double = 0
     /// Consecutive innovations beyond the rejection threshold.
     var rejectRun = 0
     /// Observations applied since the filter was (re)initialised.
