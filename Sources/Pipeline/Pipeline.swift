@@ -8,7 +8,8 @@ public import Wire
 /// It does no I/O itself: the caller hands it chunks and takes the encoded output.
 public struct Pipeline: Sendable {
     public private(set) var engine: Engine
-    private var reader: IngestReader
+    private var splitter: LineSplitter
+    private let decoder = IngestDecoder()
     public let timestamps: TimestampPolicy
     /// Rejections by reason key (decoder and engine reasons together).
     public private(set) var rejections = RejectionCounter(extraKeys: ["unknown_site", "unknown_anchor", "unsupported_technology"])
@@ -28,25 +29,25 @@ public struct Pipeline: Sendable {
     public init(sites: [Site], config: EngineConfig = EngineConfig(), timestamps: TimestampPolicy = .requireTimestamp,
                 maxLineLength: Int = 65536) {
         engine = Engine(sites: sites, config: config)
-        reader = IngestReader(maxLineLength: maxLineLength)
+        splitter = LineSplitter(maxLineLength: maxLineLength)
         self.timestamps = timestamps
     }
 
     /// Lines read so far (including comments, blank and rejected lines).
-    public var linesRead: Int { reader.splitter.lineCount }
+    public var linesRead: Int { splitter.lineCount }
 
     /// Feeds the next chunk of input; encoded output lines are appended to `output`.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, output: inout [UInt8]) {
-        var r = reader
-        r.feed(chunk, timestamps: timestamps) { handle($0, output: &output) }
-        reader = r
+        var s = splitter
+        s.feed(chunk) { handle($0, output: &output) }
+        splitter = s
     }
 
     /// At the end of the input: processes a last line without a newline.
     public mutating func finish(output: inout [UInt8]) {
-        var r = reader
-        r.finish(timestamps: timestamps) { handle($0, output: &output) }
-        reader = r
+        var s = splitter
+        s.finish { handle($0, output: &output) }
+        splitter = s
     }
 
     /// Applies one decoded event directly (bypassing the decoder), e.g. from a simulator.
@@ -70,10 +71,19 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private mutating func handle(_ result: Result<Event, Rejection>, output: inout [UInt8]) {
-        switch result {
-        case .success(let event): apply(event, line: reader.splitter.lineCount, output: &output)
-        case .failure(let rejection): reject(key: rejection.reason.key, message: rejection.message)
+    private mutating func handle(_ piece: SplitLine, output: inout [UInt8]) {
+        switch piece {
+        case .tooLong(let number):
+            let r = Rejection(line: number, reason: .lineTooLong(limit: splitter.maxLineLength))
+            reject(key: r.reason.key, message: r.message)
+        case .line(let number, let bytes):
+            do {
+                if let event = try decoder.decode(bytes, lineNumber: number, timestamps: timestamps) {
+                    apply(event, line: number, output: &output)
+                }
+            } catch {
+                reject(key: error.reason.key, message: error.message)
+            }
         }
     }
 
