@@ -12,6 +12,9 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "replay", summary: "position a recorded ingest stream (line protocol in, positions out)", run: ReplayCommand.run),
     Subcommand(name: "simulate", summary: "write a synthetic ingest stream for a site, and its ground truth", run: SimulateCommand.run),
     Subcommand(name: "evaluate", summary: "compare positions with ground truth: RMSE, percentiles, availability", run: EvaluateCommand.run),
+    Subcommand(name: "serve", summary: "run the live service: TCP ingest, live feed, SQLite history", run: ServeCommand.run),
+    Subcommand(name: "status", summary: "print a running service's counters", run: StatusCommand.run),
+    Subcommand(name: "survey", summary: "site survey: coverage maps, anchor and bias calibration, accuracy reports", run: SurveyCommand.run),
 ]
 
 let usage = """

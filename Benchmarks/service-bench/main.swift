@@ -1,0 +1,1 @@
+print("service-bench: not written yet")

@@ -1,0 +1,6 @@
+/// Placeholder until the command is written: refuses to run rather than pretend.
+enum SurveyCommand {
+    static func run(_ argv: [String]) throws {
+        throw CommandError(message: "sextant: this command is not available in this build yet", code: .failure)
+    }
+}
