@@ -1,27 +1,43 @@
+public import Numerics
+
 /// Online estimation of each anchor's range bias from the residuals of well-placed tags.
 ///
-/// Real ranging is biased (antenna delay, a cable, a wall): an uncalibrated site sees every range of an
-/// anchor longer or shorter by a few centimetres to decimetres. With redundant anchors the bias of one
-/// anchor shows up as a persistent residual against the position the other anchors agree on, so each
-/// anchor's bias is tracked as a robust running mean of its range residuals (clipped at `clipSigmas`
-/// range-σ, so that NLOS bursts and outliers move it little), learned only from tags that are placed
-/// (position σ below `maxPositionStd`) and heard by at least `dimensions + 2` anchors, where the bias
-/// is observable.
+/// Real ranging is biased (antenna delay, cables, walls): an uncalibrated site sees every range of an
+/// anchor longer or shorter by centimetres to decimetres. With redundant anchors, a bias shows up as a
+/// residual that no position of the tag can explain. Each round of one tag gives, for the anchors it
+/// heard, raw residuals `y = d − |p̂ − a|` (measured distance minus the distance from the estimated
+/// position). Their model is `y = b − H·δ + noise`, with `b` the biases, `δ` the position error, and
+/// `H` the range gradients. Projecting out the span of `H` removes the position error exactly to first
+/// order: `P·y = P·b + P·noise`, with `P = I − H(HᵀWH)⁻¹HᵀW`. The learner accumulates these equations
+/// in information form (`M += WP`, `v += WP·y`, with slow forgetting) and solves `(M + λI)·b = v`
+/// by Cholesky. This is the recursive form of a bundle adjustment over the biases. It converges at the
+/// rate of the information the geometry gives, not at the slow pace of a gradient learner, and it
+/// cannot mistake a shifted tag for a pattern of biases. A Huber weight on the projected residual keeps
+/// NLOS bursts and outliers from teaching it.
 public struct BiasLearner: Sendable, Equatable {
     /// Bias per anchor and technology, metres (index `anchor * 2 + technology`).
     public private(set) var bias: [Double]
-    /// Residuals absorbed per anchor and technology.
+    /// Rounds that taught each slot.
     public private(set) var samples: [Int]
     public let enabled: Bool
-    let window: Double
+    let n: Int
+    var info: [Double]
+    var vec: [Double]
+    var roundsSinceSolve = 0
+    let forgetting: Double
     let clipSigmas: Double
     let maxBias: Double
+    /// Prior information on each bias (1/m²): a weak pull toward zero for slots with little data.
+    let prior = 1.0 / (0.5 * 0.5)
 
     init(anchorCount: Int, config: EngineConfig) {
-        bias = Array(repeating: 0, count: anchorCount * 2)
-        samples = Array(repeating: 0, count: anchorCount * 2)
+        n = anchorCount * 2
+        bias = Array(repeating: 0, count: n)
+        samples = Array(repeating: 0, count: n)
+        info = Array(repeating: 0, count: n * n)
+        vec = Array(repeating: 0, count: n)
         enabled = config.learnBias
-        window = Double(config.biasWindow)
+        forgetting = 1 - 1 / Double(max(config.biasWindow, 1))
         clipSigmas = config.biasClipSigmas
         maxBias = config.maxLearnedBias
     }
@@ -35,16 +51,86 @@ public struct BiasLearner: Sendable, Equatable {
         bias[Self.slot(anchor: anchor, technology: technology)]
     }
 
-    /// Absorbs one range residual (measured − predicted, with the current learned bias removed).
-    /// - Parameters:
-    ///   - residual: metres.
-    ///   - std: the range's 1-σ noise, metres.
-    mutating func learn(anchor: Int, technology: Technology, residual: Double, std: Double) {
-        guard enabled else { return }
-        let i = Self.slot(anchor: anchor, technology: technology)
-        samples[i] += 1
-        let gain = 1 / min(Double(samples[i]) + 10, window)
-        let clip = clipSigmas * std
-        bias[i] = max(-maxBias, min(maxBias, bias[i] + gain * max(-clip, min(clip, residual))))
+    /// One round of a tag's residuals.
+    struct Row {
+        var slot: Int
+        /// Raw residual `d − |p̂ − a|`, metres (no bias removed).
+        var y: Double
+        /// Range gradient at the estimated position (z zeroed on 2-D sites).
+        var g: Vec3
+        /// Weight 1/σ², 1/m².
+        var w: Double
+    }
+
+    /// Absorbs one round (at least `dimensions + 2` rows) and re-solves every few rounds.
+    mutating func learn(_ rows: [Row], dimensions d: Int) {
+        guard enabled, rows.count >= d + 2 else { return }
+        var w = rows.map(\.w)
+        // Two passes: the projected residual against the current biases sets Huber weights.
+        var projector: [Double] = []
+        for pass in 0..<2 {
+            projector = weightedProjector(rows, w, d)
+            guard pass == 0 else { break }
+            let k = rows.count
+            for i in 0..<k {
+                // Row i of P·(y − b): projector holds W·P, so divide by wᵢ.
+                var e = 0.0
+                for j in 0..<k { e += projector[i * k + j] * (rows[j].y - bias[rows[j].slot]) }
+                e /= w[i]
+                let z = abs(e) * rows[i].w.squareRoot()
+                if z > clipSigmas { w[i] = rows[i].w * clipSigmas / z }
+            }
+        }
+        let k = rows.count
+        for i in 0..<k {
+            let si = rows[i].slot
+            samples[si] += 1
+            for j in 0..<k {
+                info[si * n + rows[j].slot] += projector[i * k + j]
+                vec[si] += projector[i * k + j] * rows[j].y
+            }
+        }
+        roundsSinceSolve += 1
+        if roundsSinceSolve >= 8 { solve() }
+    }
+
+    /// `W − W·H·(HᵀWH)⁻¹·Hᵀ·W` for the rows (k × k, row-major), which equals `Pᵀ·W·P`.
+    private func weightedProjector(_ rows: [Row], _ w: [Double], _ d: Int) -> [Double] {
+        let k = rows.count
+        var s = [Double](repeating: 0, count: d * d)
+        for (r, wr) in zip(rows, w) { for a in 0..<d { for b in 0..<d { s[a * d + b] += wr * r.g[a] * r.g[b] } } }
+        var out = [Double](repeating: 0, count: k * k)
+        for i in 0..<k { out[i * k + i] = w[i] }
+        // Columns of S⁻¹·Hᵀ·W, one solve per row j.
+        for j in 0..<k {
+            let rhs = (0..<d).map { w[j] * rows[j].g[$0] }
+            guard let x = Cholesky.solve(s, rhs, n: d) else { return out }
+            for i in 0..<k {
+                var hx = 0.0
+                for a in 0..<d { hx += rows[i].g[a] * x[a] }
+                out[i * k + j] -= w[i] * hx
+            }
+        }
+        return out
+    }
+
+    /// Re-solves the biases from the accumulated information, and applies forgetting.
+    mutating func solve() {
+        roundsSinceSolve = 0
+        var a = info
+        var b = vec
+        for i in 0..<n { a[i * n + i] += prior }
+        guard let x = Cholesky.solve(a, b, n: n) else { return }
+        for i in 0..<n { bias[i] = max(-maxBias, min(maxBias, x[i])) }
+        let f = pow(forgetting, 8)
+        for i in info.indices { info[i] *= f }
+        for i in vec.indices { vec[i] *= f }
+        b.removeAll()
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

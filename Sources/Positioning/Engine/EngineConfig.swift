@@ -32,14 +32,21 @@ public struct EngineConfig: Sendable, Equatable {
 
     /// Learn each anchor's range bias online from redundant measurements (`BiasLearner`).
     public var learnBias: Bool = true
-    /// Number of residuals over which a learned bias averages (the learning time constant).
-    public var biasWindow: Int = 5000
+    /// Number of residual rounds over which a learned bias averages (the learning time constant).
+    public var biasWindow: Int = 500
+    /// Each tag teaches the bias learner at most once per this interval, seconds: one round holds the
+    /// residuals of the anchors heard since the previous round.
+    public var biasRoundInterval: Double = 0.1
     /// Residuals are clipped at this many range-σ before they teach the bias.
     public var biasClipSigmas: Double = 2.0
     /// A learned bias never exceeds this, metres.
     public var maxLearnedBias: Double = 1.0
     /// Largest position σ (metres) of a tag whose residuals may teach the biases.
     public var biasMaxPositionStd: Double = 0.5
+
+    /// Correlation time of one anchor-tag pair's range errors, seconds: measurements of a pair closer
+    /// together than this have their variance inflated by `correlationTime / interval`.
+    public var correlationTime: Double = 0.2
 
     public init() {}
 }

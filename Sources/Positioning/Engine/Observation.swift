@@ -26,6 +26,9 @@ public struct Observation: Sendable, Equatable {
     public var std: Double
     /// Time of the measurement.
     public var time: Nanoseconds
+    /// The learned range bias already subtracted from `value` (metres), so that the raw residual can
+    /// be recovered for bias learning.
+    public var removedBias: Double = 0
 
     public init(kind: Kind, anchor: Int, anchorPosition: Vec3, toAnchor: Mat3 = .identity, value: Double,
                 std: Double, time: Nanoseconds) {

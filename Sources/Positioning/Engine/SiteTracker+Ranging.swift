@@ -11,9 +11,18 @@ extension SiteTracker {
         guard anchor.technologies.contains(tech) else {
             throw .unsupportedTechnology(anchor: anchor.id, technology: tech)
         }
-        let observations = makeObservations(r, anchorIndex: a, anchor: anchor, technology: tech)
+        var observations = makeObservations(r, anchorIndex: a, anchor: anchor, technology: tech)
 
         var track = tracks[r.tag] ?? TagTrack(anchorCount: site.anchors.count, time: r.time)
+        // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
+        // tag moves): measurements closer together than that carry less than independent information,
+        // so their variance is inflated by correlationTime / interval.
+        let previous = track.lastHeard[a]
+        if previous != .min, config.correlationTime > 0 {
+            let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
+            let inflation = (max(1, config.correlationTime / interval)).squareRoot()
+            for i in observations.indices { observations[i].std *= inflation }
+        }
         track.lastSeen = max(track.lastSeen, r.time)
         track.lastHeard[a] = r.time
         track.pairs[a] = .active
@@ -27,7 +36,8 @@ extension SiteTracker {
                 < config.biasMaxPositionStd * config.biasMaxPositionStd
             let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
                 >= site.dimensions + 2
-            for o in observations { update(&track, with: o, technology: tech, learn: placed && redundant) }
+            for o in observations { update(&track, with: o) }
+            if placed && redundant { teachBiases(&track, time: r.time) }
             if track.rejectRun >= config.divergenceRun
                 || (track.disagreement > config.divergenceShare
                     && track.updatesSinceInit >= 2 * RecentObservations.capacity) {
@@ -44,9 +54,11 @@ extension SiteTracker {
         if let d = r.distance {
             let stds = [r.std, anchor.rangeStd].compactMap { $0 }
             let std = stds.max() ?? technology.defaultRangeStd
-            let bias = anchor.rangeBias + learnedBias.bias(anchor: a, technology: technology)
-            out.append(Observation(kind: .range, anchor: a, anchorPosition: anchor.position,
-                                   value: d - bias, std: std, time: r.time))
+            let learned = learnedBias.bias(anchor: a, technology: technology)
+            var o = Observation(kind: .range, anchor: a, anchorPosition: anchor.position,
+                                value: d - anchor.rangeBias - learned, std: std, time: r.time)
+            o.removedBias = learned
+            out.append(o)
         }
         guard let dir = r.direction, anchor.orientation != nil else { return out }
         var az: Double?, el: Double?
@@ -94,7 +106,7 @@ extension SiteTracker {
     /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
     /// than predicted (NLOS), never a hard gate that could lock the filter out (a run of rejections
     /// triggers re-initialisation instead).
-    mutating func update(_ track: inout TagTrack, with o: Observation, technology: Technology, learn: Bool) {
+    func update(_ track: inout TagTrack, with o: Observation) {
         guard var f = track.filter else { return }
         let stationary = track.motion == .stationary && track.nis < config.divergenceNIS / 2
         f.predict(to: o.time, accelerationNoise: stationary ? config.stationaryAccelerationNoise
@@ -111,9 +123,7 @@ extension SiteTracker {
             return
         }
         track.rejectRun = 0
-        if learn, o.kind == .range {
-            learnedBias.learn(anchor: o.anchor, technology: technology, residual: inn.residual, std: o.std)
-        }
+        if o.kind == .range { track.residuals[o.anchor] = Float(inn.residual + o.removedBias) }
         let k = (o.kind == .range && inn.residual > 0) ? config.nlosHuberK : config.huberK
         var r = o.std * o.std
         if e > k { r += inn.variance * (e / k - 1) }

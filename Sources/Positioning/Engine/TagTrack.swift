@@ -12,6 +12,10 @@ struct TagTrack: Sendable {
     /// Last time each anchor measured the tag (`.min`: never), indexed like the site's anchors.
     var lastHeard: [Nanoseconds]
     var pairs: [PairSession]
+    /// The latest range innovation of each anchor (metres, learned bias removed), for bias learning.
+    var residuals: [Float]
+    /// When the tag last taught the bias learner.
+    var lastBiasRound: Nanoseconds = .min
     var lastSeen: Nanoseconds
     var lastOutput: Nanoseconds = .min
     /// Running mean of squared normalised innovations (capped), for divergence detection.
@@ -27,6 +31,7 @@ struct TagTrack: Sendable {
     init(anchorCount: Int, time: Nanoseconds) {
         lastHeard = Array(repeating: .min, count: anchorCount)
         pairs = Array(repeating: .idle, count: anchorCount)
+        residuals = Array(repeating: .nan, count: anchorCount)
         lastSeen = time
     }
 
