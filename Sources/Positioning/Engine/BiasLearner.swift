@@ -1,4 +1,4 @@
-public import Numerics
+internal import Numerics
 
 /// Online estimation of each anchor's range bias from the residuals of well-placed tags.
 ///

@@ -37,6 +37,9 @@ public struct EngineConfig: Sendable, Equatable {
     /// Each tag teaches the bias learner at most once per this interval, seconds: one round holds the
     /// residuals of the anchors heard since the previous round.
     public var biasRoundInterval: Double = 0.1
+    /// A round teaches the biases only when its weakest position direction has at least this share of
+    /// the mean geometric strength (see `SiteTracker.separatesBiasFromPosition`).
+    public var biasMinGeometry: Double = 0.3
     /// Residuals are clipped at this many range-σ before they teach the bias.
     public var biasClipSigmas: Double = 2.0
     /// A learned bias never exceeds this, metres.

@@ -23,9 +23,21 @@ extension SiteTracker {
             rows.append(BiasLearner.Row(slot: BiasLearner.slot(anchor: a, technology: tech),
                                         y: Double(track.residuals[a]), g: g, w: 1 / (std * std)))
         }
-        guard rows.count >= site.dimensions + 2 else { return }
+        guard rows.count >= site.dimensions + 2, separatesBiasFromPosition(rows) else { return }
         track.lastBiasRound = time
         learnedBias.learn(rows, dimensions: site.dimensions)
         for a in site.anchors.indices { track.residuals[a] = .nan }
+    }
+
+    /// True when the round's geometry tells biases and position apart: every direction of the position
+    /// is seen by the anchors with at least `biasMinGeometry` of the mean strength (smallest eigenvalue of
+    /// `Σ g·gᵀ` over `k / d`). Where one direction is weak (z under a ceiling of anchors), a bias
+    /// pattern and a position error along it look alike, and learning from it would move the tag.
+    func separatesBiasFromPosition(_ rows: [BiasLearner.Row]) -> Bool {
+        let d = site.dimensions
+        var m = [Double](repeating: 0, count: d * d)
+        for r in rows { for i in 0..<d { for j in 0..<d { m[i * d + j] += r.g[i] * r.g[j] } } }
+        guard let eig = LAPACK.symmetricEigen(m, n: d), let smallest = eig.values.first else { return false }
+        return smallest >= config.biasMinGeometry * Double(rows.count) / Double(d)
     }
 }
