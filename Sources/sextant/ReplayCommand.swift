@@ -1,6 +1,7 @@
 import Foundation
 import Positioning
 import Pipeline
+import Wire
 
 /// `sextant replay`: positions a recorded ingest stream.
 enum ReplayCommand {
@@ -19,13 +20,16 @@ enum ReplayCommand {
           --output-interval S    at most one line per tag every S seconds (default 0.1; 0: every update)
           --tag-timeout S        remove a tag after S seconds without measurements (default 10)
           --no-bias-learning     do not learn anchor range biases online
+          --smooth               write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory
+                                 instead of the live filter's positions: position lines only, at the
+                                 same times; holds the run in memory (about 0.4 KB per ranging line)
           -h, --help             show this help
         """
 
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "replay",
                               options: ["site", "input", "output", "output-interval", "tag-timeout"],
-                              switches: ["no-bias-learning"])
+                              switches: ["no-bias-learning", "smooth"])
         if a.wantsHelp { print(help); return }
         let sitePaths = a.strings("site")
         guard !sitePaths.isEmpty else { throw CommandError.usage("replay: --site is required (see 'sextant replay --help')") }
@@ -33,16 +37,31 @@ enum ReplayCommand {
         config.outputInterval = try a.double("output-interval", default: config.outputInterval, in: 0...3600)
         config.tagTimeout = try a.double("tag-timeout", default: config.tagTimeout, in: 0.1...86_400)
         config.learnBias = !a.flag("no-bias-learning")
+        let smooth = a.flag("smooth")
+        config.recordForSmoothing = smooth
         let sites = try sitePaths.map(loadSite)
         let input = a.string("input") ?? "-", outputPath = a.string("output") ?? "-"
 
         let sink = try OutputSink(outputPath)
         var pipeline = Pipeline(sites: sites, config: config, timestamps: .requireTimestamp)
         let started = Date()
-        try readChunks(input) { chunk in
-            try sink.write { pipeline.feed(chunk, output: &$0) }
+        if smooth {
+            var discarded: [UInt8] = []
+            try readChunks(input) { chunk in
+                pipeline.feed(chunk, output: &discarded)
+                discarded.removeAll(keepingCapacity: true)
+            }
+            pipeline.finish(output: &discarded)
+            let smoothed = pipeline.engine.trackers.keys.sorted().flatMap {
+                pipeline.engine.trackers[$0]!.smoothedEstimates()
+            }
+            for e in smoothed { try sink.write { OutputEncoder.append(.position(e), to: &$0) } }
+        } else {
+            try readChunks(input) { chunk in
+                try sink.write { pipeline.feed(chunk, output: &$0) }
+            }
+            try sink.write { pipeline.finish(output: &$0) }
         }
-        try sink.write { pipeline.finish(output: &$0) }
         try sink.flush()
         let seconds = Date().timeIntervalSince(started)
         var summary = "replay: " + pipeline.summary.replacingOccurrences(of: "\n", with: "\nreplay: ")

@@ -37,6 +37,8 @@ public struct EngineConfig: Sendable, Equatable {
     /// Each tag teaches the bias learner at most once per this interval, seconds: one round holds the
     /// residuals of the anchors heard since the previous round.
     public var biasRoundInterval: Double = 0.1
+    /// ... and only after it has moved this far since its last round, metres.
+    public var biasRoundDistance: Double = 0.25
     /// A round teaches the biases only when its weakest position direction has at least this share of
     /// the mean geometric strength (see `SiteTracker.separatesBiasFromPosition`).
     public var biasMinGeometry: Double = 0.3
@@ -50,6 +52,10 @@ public struct EngineConfig: Sendable, Equatable {
     /// Correlation time of one anchor-tag pair's range errors, seconds: measurements of a pair closer
     /// together than this have their variance inflated by `correlationTime / interval`.
     public var correlationTime: Double = 0.2
+
+    /// Record every filter step so that `SiteTracker.smoothedEstimates()` can smooth the run
+    /// (offline replay only: about 0.4 KB per ranging line).
+    public var recordForSmoothing: Bool = false
 
     public init() {}
 }

@@ -9,24 +9,30 @@ extension SiteTracker {
         guard track.lastBiasRound == .min || time - track.lastBiasRound >= interval else { return }
         let since = time - 2 * interval
         let p = f.position
+        // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
+        // only once the tag has moved `biasRoundDistance` since its last one, so that the information
+        // grows with the places seen, not with the time spent in one.
+        guard (p - track.lastBiasPosition).norm >= config.biasRoundDistance else { return }
         var rows: [BiasLearner.Row] = []
         rows.reserveCapacity(site.anchors.count)
-        for a in site.anchors.indices where track.lastHeard[a] >= since && !track.residuals[a].isNaN {
+        for a in site.anchors.indices where track.lastHeard[a] >= since && !track.ranges[a].isNaN {
             let anchor = site.anchors[a]
             var g = p - anchor.position
             let n = g.norm
             guard n > 1e-3 else { continue }
+            let residual = Double(track.ranges[a]) - n
             g = (1 / n) * g
             if site.dimensions == 2 { g.z = 0 }
             let tech = anchor.technologies.first ?? .uwb
             let std = anchor.rangeStd ?? tech.defaultRangeStd
             rows.append(BiasLearner.Row(slot: BiasLearner.slot(anchor: a, technology: tech),
-                                        y: Double(track.residuals[a]), g: g, w: 1 / (std * std)))
+                                        y: residual, g: g, w: 1 / (std * std)))
         }
         guard rows.count >= site.dimensions + 2, separatesBiasFromPosition(rows) else { return }
         track.lastBiasRound = time
+        track.lastBiasPosition = p
         learnedBias.learn(rows, dimensions: site.dimensions)
-        for a in site.anchors.indices { track.residuals[a] = .nan }
+        for a in site.anchors.indices { track.ranges[a] = .nan }
     }
 
     /// True when the round's geometry tells biases and position apart: every direction of the position

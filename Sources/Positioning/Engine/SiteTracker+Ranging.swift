@@ -29,22 +29,28 @@ extension SiteTracker {
         for o in observations { track.recent.append(o) }
 
         if track.filter == nil {
-            initialise(&track, time: r.time)
+            initialise(&track, tag: r.tag, time: r.time)
         } else {
             let f = track.filter!
             let placed = f.cov(0, 0) + f.cov(1, 1) + f.cov(2, 2)
                 < config.biasMaxPositionStd * config.biasMaxPositionStd
             let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
                 >= site.dimensions + 2
+            let held = predict(&track, to: r.time)
+            let prior = track.filter!
             for o in observations { update(&track, with: o) }
             if placed && redundant { teachBiases(&track, time: r.time) }
             if track.rejectRun >= config.divergenceRun
                 || (track.disagreement > config.divergenceShare
                     && track.updatesSinceInit >= 2 * RecentObservations.capacity) {
-                initialise(&track, time: r.time)
+                initialise(&track, tag: r.tag, time: r.time)
+            } else {
+                smoother?.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
             }
         }
-        emitIfDue(tag: r.tag, track: &track, ranging: r, anchor: anchor, emit: emit)
+        if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchor: anchor, emit: emit) {
+            smoother?.markEmitted(tag: r.tag, estimate: p)
+        }
         tracks[r.tag] = track
     }
 
@@ -84,9 +90,10 @@ extension SiteTracker {
     }
 
     /// Places (or re-places) a tag by multilateration over its recent observations.
-    func initialise(_ track: inout TagTrack, time: Nanoseconds) {
+    mutating func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds) {
         let since = time - Nanoseconds(config.initWindow * 1e9)
         let obs = track.recent.observations(since: since, site: site, rotations: rotations)
+        let site = self.site
         let solve = { (start: Vec3?) in
             try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
                                        initial: start, bounds: site.bounds)
@@ -97,6 +104,7 @@ extension SiteTracker {
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
                                  velocityStd: track.motion == .stationary ? 0.05 : config.initialVelocityStd,
                                  time: time)
+        smoother?.record(tag: tag, prior: track.filter!, posterior: track.filter!, held: false, newSegment: true)
         track.nis = 1
         track.disagreement = 0
         track.rejectRun = 0
@@ -106,13 +114,21 @@ extension SiteTracker {
     /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
     /// than predicted (NLOS), never a hard gate that could lock the filter out (a run of rejections
     /// triggers re-initialisation instead).
+    /// Propagates the tag's filter to `t` with its motion model; returns true when a stationary hint
+    /// held the velocity at zero.
+    func predict(_ track: inout TagTrack, to t: Nanoseconds) -> Bool {
+        guard var f = track.filter else { return false }
+        let stationary = track.motion == .stationary && track.nis < config.divergenceNIS / 2
+        f.predict(to: t, accelerationNoise: stationary ? config.stationaryAccelerationNoise
+                                                       : config.movingAccelerationNoise)
+        if stationary { f.holdStill(velocityStd: 0.01) }
+        track.filter = f
+        return stationary
+    }
+
     func update(_ track: inout TagTrack, with o: Observation) {
         guard var f = track.filter else { return }
-        let stationary = track.motion == .stationary && track.nis < config.divergenceNIS / 2
-        f.predict(to: o.time, accelerationNoise: stationary ? config.stationaryAccelerationNoise
-                                                            : config.movingAccelerationNoise)
-        if stationary { f.holdStill(velocityStd: 0.01) }
-        guard let inn = f.innovation(o) else { track.filter = f; return }
+        guard let inn = f.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         track.nis += 0.05 * (min(e * e, 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
@@ -123,7 +139,7 @@ extension SiteTracker {
             return
         }
         track.rejectRun = 0
-        if o.kind == .range { track.residuals[o.anchor] = Float(inn.residual + o.removedBias) }
+        if o.kind == .range { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
         let k = (o.kind == .range && inn.residual > 0) ? config.nlosHuberK : config.huberK
         var r = o.std * o.std
         if e > k { r += inn.variance * (e / k - 1) }
@@ -133,12 +149,16 @@ extension SiteTracker {
 
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per
     /// `outputInterval`.
-    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchor: Anchor, emit: (Output) -> Void) {
+    @discardableResult
+    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchor: Anchor,
+                   emit: (Output) -> Void) -> PositionEstimate? {
         let interval = Nanoseconds(config.outputInterval * 1e9)
-        guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
+        guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return nil }
         if let f = track.filter {
             track.lastOutput = r.time
-            emit(.position(makeEstimate(tag: tag, track: track, filter: f)))
+            let estimate = makeEstimate(tag: tag, track: track, filter: f)
+            emit(.position(estimate))
+            return estimate
         } else if let d = r.distance {
             track.lastOutput = r.time
             var azimuth: Double? = nil
@@ -147,6 +167,7 @@ extension SiteTracker {
             emit(.proximity(site: site.id, tag: tag, anchor: anchor.id, distance: max(0, d - anchor.rangeBias),
                             azimuth: azimuth, time: r.time))
         }
+        return nil
     }
 
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter) -> PositionEstimate {

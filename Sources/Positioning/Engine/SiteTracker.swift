@@ -36,13 +36,20 @@ public struct SiteTracker: Sendable {
     var lastSweep: Nanoseconds = .min
     /// Range biases learned online, one per anchor and technology (metres).
     public internal(set) var learnedBias: BiasLearner
+    /// The recording for offline smoothing, when enabled (`recordForSmoothing`).
+    var smoother: TrajectorySmoother?
 
     public init(site: Site, config: EngineConfig = EngineConfig()) {
         self.site = site
         self.config = config
         rotations = site.anchors.map { $0.orientation?.rotation.transposed ?? .identity }
         learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config)
+        smoother = config.recordForSmoothing ? TrajectorySmoother(dimensions: site.dimensions) : nil
     }
+
+    /// The Rauch–Tung–Striebel smoothed version of every position emitted so far (time order), when
+    /// the tracker was created with `recordForSmoothing`; empty otherwise.
+    public func smoothedEstimates() -> [PositionEstimate] { smoother?.smoothedEstimates() ?? [] }
 
     /// Number of tags currently tracked (placed or not).
     public var tagCount: Int { tracks.count }

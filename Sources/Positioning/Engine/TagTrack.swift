@@ -1,3 +1,5 @@
+internal import Numerics
+
 /// The state of one anchor's ranging session with one tag.
 enum PairSession: UInt8, Sendable {
     case idle, active, suspended, ended
@@ -12,10 +14,12 @@ struct TagTrack: Sendable {
     /// Last time each anchor measured the tag (`.min`: never), indexed like the site's anchors.
     var lastHeard: [Nanoseconds]
     var pairs: [PairSession]
-    /// The latest range innovation of each anchor (metres, learned bias removed), for bias learning.
-    var residuals: [Float]
-    /// When the tag last taught the bias learner.
+    /// The latest accepted range of each anchor (metres, site-file bias removed, learned bias not),
+    /// for bias learning; NaN once used.
+    var ranges: [Float]
+    /// When and where the tag last taught the bias learner.
     var lastBiasRound: Nanoseconds = .min
+    var lastBiasPosition = Vec3(.infinity, .infinity, .infinity)
     var lastSeen: Nanoseconds
     var lastOutput: Nanoseconds = .min
     /// Running mean of squared normalised innovations (capped), for divergence detection.
@@ -31,7 +35,7 @@ struct TagTrack: Sendable {
     init(anchorCount: Int, time: Nanoseconds) {
         lastHeard = Array(repeating: .min, count: anchorCount)
         pairs = Array(repeating: .idle, count: anchorCount)
-        residuals = Array(repeating: .nan, count: anchorCount)
+        ranges = Array(repeating: .nan, count: anchorCount)
         lastSeen = time
     }
 

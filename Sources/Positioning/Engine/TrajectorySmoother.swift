@@ -1,0 +1,128 @@
+internal import Numerics
+
+/// Fixed-interval Rauch–Tung–Striebel smoothing of every tag's filter run, for offline replay.
+///
+/// While recording, the tracker hands over, for every ranging line of a placed tag, the filter's
+/// predicted state (before the line's updates) and its filtered state (after them). The backward pass
+/// then runs per tag and per segment (a re-initialisation starts a new one):
+/// `C = cov(xₖ, x⁻ₖ₊₁)·(P⁻ₖ₊₁)⁻¹`, `xˢₖ = xₖ + C·(xˢₖ₊₁ − x⁻ₖ₊₁)`, `Pˢₖ = Pₖ + C·(Pˢₖ₊₁ − P⁻ₖ₊₁)·Cᵀ`,
+/// with `cov(xₖ, x⁻ₖ₊₁) = Pₖ·Fᵀ` (velocity columns zeroed where a stationary hint held the velocity).
+/// Memory: 54 doubles (432 bytes) per recorded line.
+public struct TrajectorySmoother: Sendable {
+    /// One recorded step of one tag.
+    struct Step: Sendable {
+        var time: Nanoseconds
+        var prior: [Double]       // x⁻ (6) + P⁻ (36)
+        var posterior: [Double]   // x (6) + P (36)
+        var held: Bool
+        var newSegment: Bool
+        var emitted: PositionEstimate?
+    }
+
+    var steps: [String: [Step]] = [:]
+    let dimensions: Int
+
+    init(dimensions: Int) { self.dimensions = dimensions }
+
+    mutating func record(tag: String, prior: TagFilter, posterior: TagFilter, held: Bool, newSegment: Bool) {
+        steps[tag, default: []].append(Step(time: posterior.time, prior: Self.flatten(prior),
+                                            posterior: Self.flatten(posterior), held: held,
+                                            newSegment: newSegment, emitted: nil))
+    }
+
+    /// Marks the tag's latest step as one that produced an output line.
+    mutating func markEmitted(tag: String, estimate: PositionEstimate) {
+        guard let last = steps[tag]?.indices.last else { return }
+        steps[tag]![last].emitted = estimate
+    }
+
+    static func flatten(_ f: TagFilter) -> [Double] {
+        var out = [Double](repeating: 0, count: 42)
+        for i in 0..<6 { out[i] = f.x[i] }
+        for i in 0..<36 { out[6 + i] = f.p[i] }
+        return out
+    }
+
+    /// The smoothed versions of every emitted estimate, in time order (ties by tag).
+    public func smoothedEstimates() -> [PositionEstimate] {
+        var out: [PositionEstimate] = []
+        for tag in steps.keys.sorted() { out += smooth(steps[tag]!) }
+        out.sort { ($0.time, $0.tag) < ($1.time, $1.tag) }
+        return out
+    }
+
+    /// Free state indices: position and velocity of the free coordinates.
+    private var free: [Int] { dimensions == 2 ? [0, 1, 3, 4] : [0, 1, 2, 3, 4, 5] }
+
+    private func smooth(_ s: [Step]) -> [PositionEstimate] {
+        guard !s.isEmpty else { return [] }
+        let idx = free, m = idx.count
+        var out: [PositionEstimate] = []
+        var xs = s[s.count - 1].posterior      // smoothed state of step k+1 (x and P, 42 values)
+        if let e = s[s.count - 1].emitted { out.append(estimate(e, xs)) }
+        for k in stride(from: s.count - 2, through: 0, by: -1) {
+            let next = s[k + 1]
+            if next.newSegment {
+                xs = s[k].posterior
+                if let e = s[k].emitted { out.append(estimate(e, xs)) }
+                continue
+            }
+            let cur = s[k].posterior
+            let dt = Double(next.time - s[k].time) * 1e-9
+            // G = P·Fᵀ restricted to the free indices: G[i][j] = cov(xᵢ, x⁻ⱼ).
+            var g = [Double](repeating: 0, count: m * m)
+            for (a, i) in idx.enumerated() {
+                for (b, j) in idx.enumerated() {
+                    var v = cur[6 + i * 6 + j]
+                    if j < 3 { v += dt * cur[6 + i * 6 + j + 3] }
+                    if next.held && j >= 3 { v = 0 }
+                    g[a * m + b] = v
+                }
+            }
+            var pPrior = [Double](repeating: 0, count: m * m)
+            for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() { pPrior[a * m + b] = next.prior[6 + i * 6 + j] } }
+            // C = G·(P⁻)⁻¹: solve P⁻·Cᵀ = Gᵀ column by column (P⁻ symmetric).
+            var c = [Double](repeating: 0, count: m * m)
+            var ok = true
+            for row in 0..<m {
+                let rhs = (0..<m).map { g[row * m + $0] }
+                guard let sol = Cholesky.solve(pPrior, rhs, n: m) else { ok = false; break }
+                for col in 0..<m { c[row * m + col] = sol[col] }
+            }
+            var smoothed = cur
+            if ok {
+                var dx = [Double](repeating: 0, count: m)
+                for (b, j) in idx.enumerated() { dx[b] = xs[j] - next.prior[j] }
+                var dP = [Double](repeating: 0, count: m * m)
+                for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() {
+                    dP[a * m + b] = xs[6 + i * 6 + j] - next.prior[6 + i * 6 + j]
+                } }
+                for (a, i) in idx.enumerated() {
+                    var v = 0.0
+                    for b in 0..<m { v += c[a * m + b] * dx[b] }
+                    smoothed[i] = cur[i] + v
+                }
+                // Pˢ = P + C·dP·Cᵀ
+                var cdp = [Double](repeating: 0, count: m * m)
+                for a in 0..<m { for b in 0..<m { var v = 0.0; for t in 0..<m { v += c[a * m + t] * dP[t * m + b] }; cdp[a * m + b] = v } }
+                for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() {
+                    var v = 0.0
+                    for t in 0..<m { v += cdp[a * m + t] * c[b * m + t] }
+                    smoothed[6 + i * 6 + j] = cur[6 + i * 6 + j] + v
+                } }
+            }
+            xs = smoothed
+            if let e = s[k].emitted { out.append(estimate(e, xs)) }
+        }
+        return out
+    }
+
+    private func estimate(_ e: PositionEstimate, _ x: [Double]) -> PositionEstimate {
+        var r = e
+        r.position = Vec3(x[0], x[1], x[2])
+        r.velocity = Vec3(x[3], x[4], x[5])
+        r.covXX = x[6]; r.covXY = x[7]; r.covYY = x[6 + 7]
+        if dimensions == 3 { r.covXZ = x[6 + 2]; r.covYZ = x[6 + 8]; r.covZZ = x[6 + 14] }
+        return r
+    }
+}
