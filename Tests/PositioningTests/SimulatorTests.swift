@@ -79,6 +79,8 @@ private func eachRanging(_ site: Site, _ config: SimulationConfig, _ check: (Ran
     @Test func noiseFreeRangesAreTrueDistancePlusBias() {
         var config = quietConfig()
         config.noiseScale = 0
+        config.rangeResolution = 0
+        config.angleResolution = 0
         let site = hall()
         var count = 0
         eachRanging(site, config) { r, truth in
@@ -97,6 +99,8 @@ private func eachRanging(_ site: Site, _ config: SimulationConfig, _ check: (Ran
     @Test func nlosShareMatchesProbability() {
         var config = quietConfig(tags: 5, duration: 60, seed: 11)
         config.noiseScale = 0
+        config.rangeResolution = 0
+        config.angleResolution = 0
         config.nlosProbability = 0.3
         let site = hall()
         var nlos = 0, total = 0

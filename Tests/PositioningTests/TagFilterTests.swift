@@ -37,3 +37,23 @@ import Numerics
         #expect(abs(f.cov(3, 3) - 1e-4) < 1e-15)
     }
 }
+
+@Suite struct EigenvalueTests {
+    @Test func closedFormSmallestEigenvalueMatchesLAPACK() {
+        var rng = SeededRandom(seed: 9)
+        for d in [2, 3] {
+            for _ in 0..<50 {
+                // A random symmetric PSD matrix Σ g gᵀ, as the bias learner builds it.
+                var m = InlineArray<9, Double>(repeating: 0)
+                var flat = [Double](repeating: 0, count: d * d)
+                for _ in 0..<5 {
+                    let g = (0..<3).map { _ in rng.nextGaussian() }
+                    for i in 0..<d { for j in 0..<d { m[i * 3 + j] += g[i] * g[j]; flat[i * d + j] += g[i] * g[j] } }
+                }
+                let reference = LAPACK.symmetricEigen(flat, n: d)!.values[0]
+                // 1e-9 relative: the trigonometric form loses a few digits near repeated roots.
+                #expect(abs(TrackerContext.smallestEigenvalue(m, d) - reference) < 1e-9 * max(1, abs(reference)))
+            }
+        }
+    }
+}

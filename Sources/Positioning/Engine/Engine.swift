@@ -2,29 +2,44 @@
 ///
 /// Pure: no I/O, no clock; feed it events in time order (per site) and it emits outputs.
 public struct Engine: Sendable {
-    public private(set) var trackers: [String: SiteTracker]
+    /// One tracker per site, in the order the sites were given.
+    public private(set) var siteTrackers: [SiteTracker]
+    private let siteIndex: [String: Int]
 
     /// - Parameters:
     ///   - sites: the site maps; ids must be unique (the first of duplicates wins).
     public init(sites: [Site], config: EngineConfig = EngineConfig()) {
-        var t: [String: SiteTracker] = [:]
-        for s in sites where t[s.id] == nil { t[s.id] = SiteTracker(site: s, config: config) }
-        trackers = t
+        var index: [String: Int] = [:]
+        var trackers: [SiteTracker] = []
+        for s in sites where index[s.id] == nil {
+            index[s.id] = trackers.count
+            trackers.append(SiteTracker(site: s, config: config))
+        }
+        siteTrackers = trackers
+        siteIndex = index
     }
+
+    /// The trackers by site id.
+    public var trackers: [String: SiteTracker] {
+        Dictionary(uniqueKeysWithValues: siteTrackers.map { ($0.site.id, $0) })
+    }
+
+    /// The tracker of one site.
+    public func tracker(_ site: String) -> SiteTracker? { siteIndex[site].map { siteTrackers[$0] } }
 
     /// Applies one event; outputs go to `emit`.
     /// - Throws: `EngineRejection` when the site, anchor or technology is unknown; nothing changes then.
     public mutating func handle(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
         let siteID = event.site
-        guard trackers[siteID] != nil else { throw .unknownSite(siteID) }
-        try trackers[siteID]!.handle(event, emit: emit)
+        guard let i = siteIndex[siteID] else { throw .unknownSite(siteID) }
+        try siteTrackers[i].handle(event, emit: emit)
     }
 
     /// Advances every site's clock to `now` (removing silent tags).
     public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
-        for id in trackers.keys.sorted() { trackers[id]!.advance(to: now, emit: emit) }
+        for i in siteTrackers.indices { siteTrackers[i].advance(to: now, emit: emit) }
     }
 
     /// The number of tracked tags over all sites.
-    public var tagCount: Int { trackers.values.reduce(0) { $0 + $1.tagCount } }
+    public var tagCount: Int { siteTrackers.reduce(0) { $0 + $1.tagCount } }
 }

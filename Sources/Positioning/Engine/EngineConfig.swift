@@ -15,6 +15,12 @@ public struct EngineConfig: Sendable, Equatable {
     public var stationaryAccelerationNoise: Double = 1.0e-6
     /// 1-σ of the unknown velocity when a filter starts, or when a stationary tag starts moving, m/s.
     public var initialVelocityStd: Double = 1.5
+    /// Fastest plausible tag, m/s (a forklift): a filter faster than this, or outside the site, is
+    /// re-initialised by multilateration, and dropped if that fails.
+    public var maxSpeed: Double = 15
+    /// Positions further than this outside the site's bounds (metres; horizontally at least 10 % of the
+    /// site's size) are implausible: the filter is re-initialised.
+    public var boundsMargin: Double = 2
     /// Huber threshold on the normalised innovation for negative range residuals and angles.
     public var huberK: Double = 2.5
     /// Huber threshold for positive range residuals (measured longer than predicted): NLOS suspects.

@@ -1,9 +1,7 @@
 internal import Numerics
 
 extension SiteTracker {
-    /// Turns one ranging line into scalar observations (bias removed, directions outside the field of
-    /// view dropped), feeds the tag's filter, and emits a position or, when the tag cannot be placed,
-    /// a proximity line.
+    /// Validates one ranging line and hands it to the tag's track, updated in place.
     mutating func handleRanging(_ r: Ranging, emit: (Output) -> Void) throws(EngineRejection) {
         guard let a = site.anchorIndex[r.anchor] else { throw .unknownAnchor(site: site.id, anchor: r.anchor) }
         let anchor = site.anchors[a]
@@ -11,9 +9,23 @@ extension SiteTracker {
         guard anchor.technologies.contains(tech) else {
             throw .unsupportedTechnology(anchor: anchor.id, technology: tech)
         }
-        var observations = makeObservations(r, anchorIndex: a, anchor: anchor, technology: tech)
+        // Disjoint stored properties: the track is modified in place while the learner and the
+        // smoother are modified beside it and the context is read.
+        let anchorCount = site.anchors.count
+        context.ranging(r, anchorIndex: a, technology: tech,
+                        track: &tracks[r.tag, default: TagTrack(anchorCount: anchorCount, time: r.time)],
+                        learner: &learnedBias, smoother: &smoother, emit: emit)
+    }
+}
 
-        var track = tracks[r.tag] ?? TagTrack(anchorCount: site.anchors.count, time: r.time)
+extension TrackerContext {
+    /// Turns one ranging line into scalar observations (bias removed, directions outside the field of
+    /// view dropped), feeds the tag's filter, and emits a position or, when the tag cannot be placed,
+    /// a proximity line.
+    func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
+                 learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
+        let anchor = site.anchors[a]
+        var observations = makeObservations(r, anchorIndex: a, anchor: anchor, technology: tech, learner: learner)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
@@ -29,38 +41,44 @@ extension SiteTracker {
         for o in observations { track.recent.append(o) }
 
         if track.filter == nil {
-            initialise(&track, tag: r.tag, time: r.time)
+            initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
         } else {
-            let f = track.filter!
-            let placed = f.cov(0, 0) + f.cov(1, 1) + f.cov(2, 2)
+            let placed = track.filter!.cov(0, 0) + track.filter!.cov(1, 1) + track.filter!.cov(2, 2)
                 < config.biasMaxPositionStd * config.biasMaxPositionStd
             let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
                 >= site.dimensions + 2
             let held = predict(&track, to: r.time)
-            let prior = track.filter!
+            let prior = smoother == nil ? nil : track.filter
             for o in observations { update(&track, with: o) }
-            if placed && redundant { teachBiases(&track, time: r.time) }
+            if placed && redundant { teachBiases(&track, time: r.time, learner: &learner) }
             if track.rejectRun >= config.divergenceRun
                 || (track.disagreement > config.divergenceShare
-                    && track.updatesSinceInit >= 2 * RecentObservations.capacity) {
-                initialise(&track, tag: r.tag, time: r.time)
+                    && track.updatesSinceInit >= 2 * RecentObservations.capacity)
+                || !isPlausible(track.filter!) {
+                initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
+                // A filter that cannot be re-placed and has gone where no tag can be is dropped: the
+                // tag is "distance only" until multilateration places it again.
+                if let f = track.filter, !isPlausible(f) || track.rejectRun >= 4 * config.divergenceRun {
+                    track.filter = nil
+                    track.rejectRun = 0
+                }
             } else {
-                smoother?.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
+                if let prior { smoother?.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false) }
             }
         }
         if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchor: anchor, emit: emit) {
             smoother?.markEmitted(tag: r.tag, estimate: p)
         }
-        tracks[r.tag] = track
     }
 
     /// Scalar observations of one ranging line.
-    func makeObservations(_ r: Ranging, anchorIndex a: Int, anchor: Anchor, technology: Technology) -> [Observation] {
+    func makeObservations(_ r: Ranging, anchorIndex a: Int, anchor: Anchor, technology: Technology,
+                          learner: BiasLearner) -> [Observation] {
         var out: [Observation] = []
         if let d = r.distance {
             let stds = [r.std, anchor.rangeStd].compactMap { $0 }
             let std = stds.max() ?? technology.defaultRangeStd
-            let learned = learnedBias.bias(anchor: a, technology: technology)
+            let learned = learner.bias(anchor: a, technology: technology)
             var o = Observation(kind: .range, anchor: a, anchorPosition: anchor.position,
                                 value: d - anchor.rangeBias - learned, std: std, time: r.time)
             o.removedBias = learned
@@ -90,15 +108,35 @@ extension SiteTracker {
     }
 
     /// Places (or re-places) a tag by multilateration over its recent observations.
-    mutating func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds) {
+    func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
         let since = time - Nanoseconds(config.initWindow * 1e9)
         let obs = track.recent.observations(since: since, site: site, rotations: rotations)
-        let site = self.site
         let solve = { (start: Vec3?) in
             try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
                                        initial: start, bounds: site.bounds)
         }
-        guard let fix = track.filter.flatMap({ solve($0.position) }) ?? solve(nil) else { return }
+        // Starting points, in order: where the filter is (if it is plausible), the closed-form guess,
+        // and the middle of the site at the mean tag height. The first plausible fix wins, so a
+        // mirror solution above a plane of anchors is not taken when one inside the site exists.
+        let b = site.bounds
+        var starts: [Vec3?] = []
+        if let f = track.filter, isInside(f.position) { starts.append(f.position) }
+        starts.append(nil)
+        let low = site.tagHeight ?? (b.min.z + 0.15 * (b.max.z - b.min.z))
+        starts.append(Vec3(0.5 * (b.min.x + b.max.x), 0.5 * (b.min.y + b.max.y), low))
+        if site.dimensions == 3, !obs.isEmpty {
+            // Below the anchors that hear the tag: the basin of the lower of two mirror solutions.
+            var c = Vec3.zero
+            for o in obs { c = c + o.anchorPosition }
+            c = (1 / Double(obs.count)) * c
+            starts.append(Vec3(c.x, c.y, low))
+        }
+        let fixes = starts.compactMap(solve).filter { isInside($0.position) }
+        // Of the fixes that fit about equally well, the lowest: a tag below a plane of ceiling anchors
+        // has a mirror image above it that fits the ranges just as well, and tags are carried low.
+        guard let best = fixes.map(\.normalizedRMS).min() else { return }
+        guard let fix = fixes.filter({ $0.normalizedRMS <= 1.1 * best + 0.05 })
+            .min(by: { $0.position.z < $1.position.z }) else { return }
         var p = fix.position
         if site.dimensions == 2 { p.z = site.tagHeight ?? p.z }
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
@@ -114,28 +152,41 @@ extension SiteTracker {
     /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
     /// than predicted (NLOS), never a hard gate that could lock the filter out (a run of rejections
     /// triggers re-initialisation instead).
+    /// True when the filter's state is physically possible: inside the site (with a margin) and slower
+    /// than `maxSpeed`.
+    func isPlausible(_ f: TagFilter) -> Bool {
+        isInside(f.position) && f.velocity.norm <= config.maxSpeed
+    }
+
+    /// True when `p` lies within the site's bounds grown horizontally by `boundsMargin` (at least 10 %
+    /// of the site's size) and vertically by 0.5 m: tags are inside the building, between its floor
+    /// and its ceiling, give or take the anchors' noise.
+    func isInside(_ p: Vec3) -> Bool {
+        let b = site.bounds, m = config.boundsMargin
+        let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
+        return p.isFinite && p.x >= b.min.x - mx && p.x <= b.max.x + mx && p.y >= b.min.y - my
+            && p.y <= b.max.y + my && p.z >= b.min.z - 0.5 && p.z <= b.max.z + 0.5
+    }
+
     /// Propagates the tag's filter to `t` with its motion model; returns true when a stationary hint
     /// held the velocity at zero.
     func predict(_ track: inout TagTrack, to t: Nanoseconds) -> Bool {
-        guard var f = track.filter else { return false }
+        guard track.filter != nil else { return false }
         let stationary = track.motion == .stationary && track.nis < config.divergenceNIS / 2
-        f.predict(to: t, accelerationNoise: stationary ? config.stationaryAccelerationNoise
-                                                       : config.movingAccelerationNoise)
-        if stationary { f.holdStill(velocityStd: 0.01) }
-        track.filter = f
+        track.filter!.predict(to: t, accelerationNoise: stationary ? config.stationaryAccelerationNoise
+                                                                   : config.movingAccelerationNoise)
+        if stationary { track.filter!.holdStill(velocityStd: 0.01) }
         return stationary
     }
 
     func update(_ track: inout TagTrack, with o: Observation) {
-        guard var f = track.filter else { return }
-        guard let inn = f.innovation(o) else { return }
+        guard let inn = track.filter?.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         track.nis += 0.05 * (min(e * e, 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
         track.updatesSinceInit += 1
         if e > config.rejectK {
             track.rejectRun += 1
-            track.filter = f
             return
         }
         track.rejectRun = 0
@@ -143,8 +194,7 @@ extension SiteTracker {
         let k = (o.kind == .range && inn.residual > 0) ? config.nlosHuberK : config.huberK
         var r = o.std * o.std
         if e > k { r += inn.variance * (e / k - 1) }
-        f.update(residual: inn.residual, gradient: inn.gradient, measurementVariance: r)
-        track.filter = f
+        track.filter!.update(residual: inn.residual, gradient: inn.gradient, measurementVariance: r)
     }
 
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per

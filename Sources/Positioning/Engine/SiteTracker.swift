@@ -28,10 +28,10 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
 ///
 /// Pure: time comes only from the events and from `advance(to:)`.
 public struct SiteTracker: Sendable {
-    public let site: Site
-    public let config: EngineConfig
-    /// Rotation site → anchor frame of each anchor (identity where it has no orientation).
-    let rotations: [Mat3]
+    /// The site map, the tuning and derived geometry: read-only while tags are updated.
+    let context: TrackerContext
+    public var site: Site { context.site }
+    public var config: EngineConfig { context.config }
     var tracks: [String: TagTrack] = [:]
     var lastSweep: Nanoseconds = .min
     /// Range biases learned online, one per anchor and technology (metres).
@@ -40,9 +40,7 @@ public struct SiteTracker: Sendable {
     var smoother: TrajectorySmoother?
 
     public init(site: Site, config: EngineConfig = EngineConfig()) {
-        self.site = site
-        self.config = config
-        rotations = site.anchors.map { $0.orientation?.rotation.transposed ?? .identity }
+        context = TrackerContext(site: site, config: config)
         learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config)
         smoother = config.recordForSmoothing ? TrajectorySmoother(dimensions: site.dimensions) : nil
     }
@@ -57,12 +55,12 @@ public struct SiteTracker: Sendable {
     /// The current estimate of a tag, if it has been placed.
     public func estimate(of tag: String) -> PositionEstimate? {
         guard let track = tracks[tag], let f = track.filter else { return nil }
-        return makeEstimate(tag: tag, track: track, filter: f)
+        return context.makeEstimate(tag: tag, track: track, filter: f)
     }
 
     /// Every placed tag's current estimate.
     public var estimates: [PositionEstimate] {
-        tracks.compactMap { tag, track in track.filter.map { makeEstimate(tag: tag, track: track, filter: $0) } }
+        tracks.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0) } }
     }
 
     /// Applies one event of this site; outputs go to `emit` in order.
@@ -139,5 +137,27 @@ public struct SiteTracker: Sendable {
                 endPair(tag: t, anchor: anchor, reason: .peerEnded, time: time, emit: emit)
             }
         }
+    }
+}
+
+/// What every tag's update reads and never changes: the site, the tuning, the anchors' rotations.
+struct TrackerContext: Sendable {
+    let site: Site
+    let config: EngineConfig
+    /// Rotation site → anchor frame of each anchor (identity where it has no orientation).
+    let rotations: [Mat3]
+    /// Per anchor, for the hot paths (no copies of `Anchor`): position, default technology and the
+    /// range σ used to weigh its residuals in bias learning.
+    let anchorPositions: [Vec3]
+    let anchorTechnology: [Technology]
+    let anchorRangeStd: [Double]
+
+    init(site: Site, config: EngineConfig) {
+        self.site = site
+        self.config = config
+        rotations = site.anchors.map { $0.orientation?.rotation.transposed ?? .identity }
+        anchorPositions = site.anchors.map(\.position)
+        anchorTechnology = site.anchors.map { $0.technologies.first ?? .uwb }
+        anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
     }
 }

@@ -25,6 +25,10 @@ public struct SimulationConfig: Sendable, Equatable {
     public var maxRange: [Technology: Double] = [.uwb: 30, .cs: 20]
     /// Multiplier on all range and angle noise (default 1; 0 gives noise-free measurements).
     public var noiseScale: Double = 1
+    /// Resolution of the reported distances, metres, as gateways report them (0: full precision).
+    public var rangeResolution: Double = 0.001
+    /// Resolution of the reported angles, radians (0: full precision).
+    public var angleResolution: Double = 0.0001
 
     /// Duration of one NLOS/LOS episode of a pair, seconds (default 1–3).
     public var nlosEpisode: ClosedRange<Double> = 1...3

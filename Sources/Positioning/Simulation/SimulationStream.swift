@@ -173,10 +173,15 @@ public struct SimulationStream: IteratorProtocol, Sequence {
         }
         pair.active = true
         pair.updateEpisode(at: t, config: config)
-        let distance = pair.measure(distance: d, anchorBias: anchors[a].rangeBias, config: config)
+        let distance = Self.quantize(pair.measure(distance: d, anchorBias: anchors[a].rangeBias, config: config),
+                                     config.rangeResolution)
         var direction: Direction? = nil
         if pair.technology == .uwb, let orientation = anchors[a].orientation, anchors[a].seesDirection(v) {
             direction = pair.measureDirection(v, orientation: orientation, config: config)
+            if case .angles(let az?, let el?) = direction {
+                direction = .angles(azimuth: Self.quantize(az, config.angleResolution),
+                                    elevation: Self.quantize(el, config.angleResolution))
+            }
         }
         return .ranging(Ranging(site: siteID, anchor: anchors[a].id, tag: tagIDs[k], technology: pair.technology,
                                 distance: distance, std: pair.sigma, direction: direction, time: t))
@@ -187,5 +192,12 @@ public struct SimulationStream: IteratorProtocol, Sequence {
         guard pair.active else { return nil }
         pair.active = false
         return .removed(site: siteID, anchor: anchors[a].id, tag: tagIDs[k], reason: .timeout, time: t)
+    }
+
+    /// Rounds to the reporting resolution of a gateway (0: no rounding).
+    static func quantize(_ v: Double, _ resolution: Double) -> Double {
+        guard resolution > 0 else { return v }
+        let steps = (1 / resolution).rounded()   // e.g. 1000 per metre: v·1000 rounded, / 1000 is the
+        return (v * steps).rounded() / steps      // double nearest the decimal, so it prints short
     }
 }
