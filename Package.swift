@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "NumericsTests", dependencies: ["Numerics"], swiftSettings: strict),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Numerics"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Positioning"], swiftSettings: strict),
-        .testTarget(name: "StoreTests", dependencies: ["Store"], swiftSettings: strict),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Positioning"], swiftSettings: strict),
         .testTarget(name: "ServerTests", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline"],
                     swiftSettings: strict),
         .testTarget(name: "SurveyTests", dependencies: ["Survey", "Positioning", "Numerics"], swiftSettings: strict),

@@ -54,3 +54,26 @@ public enum LAPACK {
         return aa
     }
 }
+
+extension LAPACK {
+    /// Singular value decomposition `A = U · diag(s) · Vᵀ` of a general matrix (LAPACK `dgesvd`, thin).
+    /// - Parameters:
+    ///   - a: the `rows × cols` matrix, row-major.
+    /// - Returns: `u` (`rows × k`, row-major), the singular values `s` (`k`, descending) and `vt`
+    ///   (`k × cols`, row-major), with `k = min(rows, cols)`; nil when LAPACK fails.
+    public static func svd(_ a: [Double], rows: Int, cols: Int) -> (u: [Double], s: [Double], vt: [Double])? {
+        precondition(a.count == rows * cols)
+        guard rows > 0, cols > 0 else { return nil }
+        let k = min(rows, cols)
+        var aa = a
+        var s = [Double](repeating: 0, count: k)
+        var u = [Double](repeating: 0, count: rows * k)
+        var vt = [Double](repeating: 0, count: k * cols)
+        var superb = [Double](repeating: 0, count: max(k - 1, 1))
+        let info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, Int8(UInt8(ascii: "S")), Int8(UInt8(ascii: "S")),
+                                  Int32(rows), Int32(cols), &aa, Int32(cols), &s, &u, Int32(k), &vt, Int32(cols),
+                                  &superb)
+        guard info == 0 else { return nil }
+        return (u, s, vt)
+    }
+}

@@ -92,8 +92,9 @@ enum NumberParsing {
 
     /// A float: `[-+]?(d+(.d*)?|.d+)([eE][-+]?d+)?`, plus `nan`, `inf` and `infinity` in any case (so a
     /// gateway's non-finite value is reported as such rather than as a syntax error).
-    /// Correctly rounded: exact fast path for ≤ 15 significant digits and |exponent| ≤ 22, otherwise the
-    /// standard library's parser.
+    /// Correctly rounded: an exact, allocation-free fast path for ≤ 15 significant digits and
+    /// |exponent| ≤ 22 (every value a gateway sends with a few decimals); otherwise the standard library's
+    /// parser, which costs a short-lived String when the text is longer than 15 bytes.
     static func double(_ b: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> Double? {
         var j = s
         var negative = false

@@ -1,6 +1,110 @@
-/// Placeholder until the command is written: refuses to run rather than pretend.
+import Foundation
+import Positioning
+import Survey
+
+/// `sextant survey`: the site-survey tools, as nested subcommands.
 enum SurveyCommand {
+    static var subcommands: [Subcommand] { [
+        Subcommand(name: "coverage", summary: "map the expected accuracy over the site (SVG or PNG)", run: SurveyCoverageCommand.run),
+        Subcommand(name: "plan", summary: "suggest where to add anchors to improve the worst coverage", run: SurveyPlanCommand.run),
+        Subcommand(name: "calibrate", summary: "anchor self-positioning from anchor-to-anchor ranges", run: SurveyCalibrateCommand.run),
+        Subcommand(name: "bias", summary: "estimate each anchor's range bias and noise from a tag at known positions", run: SurveyBiasCommand.run),
+        Subcommand(name: "report", summary: "accuracy report: run the engine, compare with truth, figures + HTML", run: SurveyReportCommand.run),
+    ] }
+
+    static var help: String { """
+        USAGE: sextant survey <subcommand> [options]
+
+        Tools for installers: where positioning will be good, where the anchors really are, their range
+        bias, and the accuracy a recording proves.
+
+        SUBCOMMANDS:
+        \(subcommands.map { "  " + $0.name.padding(toLength: 11, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+
+        Run 'sextant survey <subcommand> --help' for its options.
+        """ }
+
     static func run(_ argv: [String]) throws {
-        throw CommandError(message: "sextant: this command is not available in this build yet", code: .failure)
+        guard let first = argv.first else { throw CommandError.usage(help) }
+        if first == "--help" || first == "-h" || first == "help" { print(help); return }
+        guard let sub = subcommands.first(where: { $0.name == first }) else {
+            throw CommandError.usage("survey: unknown subcommand '\(first)'\n\n" + help)
+        }
+        try sub.run(Array(argv.dropFirst()))
+    }
+}
+
+/// Progress of long work on standard error, rewritten in place with `\r`; silent when standard error
+/// is not a terminal.
+final class ProgressLine {
+    private let label: String
+    private let enabled = isatty(STDERR_FILENO) != 0
+    private var shown = -1
+
+    init(_ label: String) { self.label = label }
+
+    /// Shows the share done (0…1) when the whole percentage changes.
+    func update(_ fraction: Double) {
+        guard enabled else { return }
+        let percent = Int((max(0, min(1, fraction)) * 100).rounded(.down))
+        guard percent != shown else { return }
+        shown = percent
+        FileHandle.standardError.write(Data("\r\(label) \(percent) %".utf8))
+    }
+
+    /// Clears the line.
+    func finish() {
+        guard enabled, shown >= 0 else { return }
+        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: label.count + 8) + "\r").utf8))
+        shown = -1
+    }
+}
+
+/// Helpers shared by the survey subcommands.
+enum SurveyIO {
+    /// Writes bytes to a file (73 when it cannot be created).
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let sink = try OutputSink(path)
+        try sink.write { $0.append(contentsOf: bytes) }
+        try sink.flush()
+    }
+
+    /// The image format of an output path: "svg" or "png" (usage error otherwise).
+    static func imageFormat(_ path: String, command: String) throws(CommandError) -> String {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".svg") { return "svg" }
+        if lower.hasSuffix(".png") { return "png" }
+        throw .usage("\(command): --out must end in .svg or .png, got '\(path)'")
+    }
+
+    /// Writes a coverage map as SVG or PNG by the path's extension.
+    static func writeMap(_ map: CoverageMap, to path: String, command: String, title: String? = nil,
+                         highlight: Set<String> = []) throws {
+        switch try imageFormat(path, command: command) {
+        case "svg": try write(CoverageFigure.svg(map, title: title, highlight: highlight), to: path)
+        default:
+            let png: [UInt8]
+            do { png = try PNGCodec.encode(CoverageFigure.raster(map, title: title, highlight: highlight)) } catch {
+                throw CommandError(message: "\(command): \(error)", code: .failure)
+            }
+            try write(png, to: path)
+        }
+    }
+
+    /// Reads and decodes an ingest file, reporting rejected lines on standard error.
+    static func readInput(_ path: String, command: String) throws -> SurveyInput {
+        let input = SurveyInput(bytes: try readFile(path))
+        if input.rejected > 0 {
+            printError("\(command): \(path): \(input.rejected) line(s) rejected; first: "
+                       + (input.rejectionMessages.first ?? "-"))
+        }
+        return input
+    }
+
+    /// Reads a ground-truth CSV (65 on a bad line).
+    static func readTruth(_ path: String) throws -> [TruthSample] {
+        do { return try TruthCSV.parse(bytes: try readFile(path)) } catch let e as TruthCSVError {
+            throw CommandError.data("\(path): \(e)")
+        }
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import Positioning
+import Survey
+
+/// `sextant survey coverage`: the expected accuracy map of a site.
+enum SurveyCoverageCommand {
+    static let help = """
+        USAGE: sextant survey coverage --site FILE --out FILE.svg|FILE.png [--resolution M] [--height H]
+
+        Maps the expected 1-σ horizontal accuracy over the site's bounds: in every cell, the Cramér–Rao
+        bound of one round of measurements from the anchors in range (UWB 30 m, Channel Sounding 20 m),
+        with their noise (rangeStd or the technology default) and, for oriented UWB anchors that see the
+        cell, their azimuth and elevation. The map shows the anchors, their direction cones and the
+        zones, with a colour legend. A summary goes to standard output: the share of the area under
+        0.1 m, 0.3 m and 1 m, and the cells with fewer anchors than a fix needs.
+
+        OPTIONS:
+          --site FILE        the site map (JSON)
+          --out FILE         the figure: .svg or .png
+          --resolution M     cell size in metres (default 0.5)
+          --height H         tag height in metres (default: the site's tagHeight, else 1.2 m above the floor)
+          -h, --help         show this help
+        """
+
+    static func run(_ argv: [String]) throws {
+        let a = try Arguments(argv, command: "survey coverage", options: ["site", "out", "resolution", "height"], switches: [])
+        if a.wantsHelp { print(help); return }
+        let sitePath = try a.required("site"), out = try a.required("out")
+        _ = try SurveyIO.imageFormat(out, command: "survey coverage")
+        let resolution = try a.double("resolution", default: 0.5, in: 0.01...100)
+        let height = a.string("height") == nil ? nil : try a.double("height", default: 0, in: -1000...1000)
+        let site = try loadSite(sitePath)
+        let cells = (site.bounds.max.x - site.bounds.min.x) * (site.bounds.max.y - site.bounds.min.y) / (resolution * resolution)
+        guard cells <= 4_000_000 else {
+            throw CommandError.usage("survey coverage: --resolution \(resolution) gives \(Int(cells)) cells; use a coarser one")
+        }
+        let progress = ProgressLine("coverage:")
+        let map = CoverageMap(site: site, resolution: resolution, height: height, progress: progress.update)
+        progress.finish()
+        try SurveyIO.writeMap(map, to: out, command: "survey coverage")
+        print("coverage of \(site.id) at z = \(map.height) m, \(map.columns) × \(map.rows) cells of \(resolution) m")
+        print(map.summary.text)
+        print("map written to \(out)")
+    }
+}
