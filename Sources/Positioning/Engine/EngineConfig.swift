@@ -25,6 +25,10 @@ public struct EngineConfig: Sendable, Equatable {
     public var huberK: Double = 2.5
     /// Huber threshold for positive range residuals (measured longer than predicted): NLOS suspects.
     public var nlosHuberK: Double = 1.5
+    /// Weight of a pair's running range excess in its variance (m² per m²); see `nlosMemory`.
+    public var nlosVarianceScale: Double = 4
+    /// Share of each new innovation in a pair's running excess (an EWMA over about 1/nlosMemory lines).
+    public var nlosMemory: Double = 0.5
     /// Innovations beyond this many σ are not applied at all (counted toward divergence instead).
     public var rejectK: Double = 10
     /// Re-initialise by multilateration when the running share of innovations beyond 3 σ exceeds this:

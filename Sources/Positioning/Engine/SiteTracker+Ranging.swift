@@ -190,9 +190,16 @@ extension TrackerContext {
             return
         }
         track.rejectRun = 0
-        if o.kind == .range { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
-        let k = (o.kind == .range && inn.residual > 0) ? config.nlosHuberK : config.huberK
         var r = o.std * o.std
+        if o.kind == .range {
+            // NLOS: the pair's running excess (ranges persistently longer than predicted) is added
+            // to the range's variance; it fades within a few measurements once the path clears.
+            let excess = Double(track.excess[o.anchor])
+            if excess > 0 { r += config.nlosVarianceScale * excess * excess }
+            track.excess[o.anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[o.anchor])
+            if excess < 2 * o.std { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
+        }
+        let k = (o.kind == .range && inn.residual > 0) ? config.nlosHuberK : config.huberK
         if e > k { r += inn.variance * (e / k - 1) }
         track.filter!.update(residual: inn.residual, gradient: inn.gradient, measurementVariance: r)
     }

@@ -17,6 +17,9 @@ struct TagTrack: Sendable {
     /// The latest accepted range of each anchor (metres, site-file bias removed, learned bias not),
     /// for bias learning; NaN once used.
     var ranges: [Float]
+    /// Per anchor, a running mean (metres) of the range innovations: a pair whose ranges keep coming
+    /// out longer than predicted is behind something (NLOS), and its ranges are trusted less.
+    var excess: [Float]
     /// When and where the tag last taught the bias learner.
     var lastBiasRound: Nanoseconds = .min
     var lastBiasPosition = Vec3(.infinity, .infinity, .infinity)
@@ -36,6 +39,7 @@ struct TagTrack: Sendable {
         lastHeard = Array(repeating: .min, count: anchorCount)
         pairs = Array(repeating: .idle, count: anchorCount)
         ranges = Array(repeating: .nan, count: anchorCount)
+        excess = Array(repeating: 0, count: anchorCount)
         lastSeen = time
     }
 
