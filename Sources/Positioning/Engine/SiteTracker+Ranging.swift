@@ -4,16 +4,20 @@ extension SiteTracker {
     /// Validates one ranging line and hands it to the tag's track, updated in place.
     mutating func handleRanging(_ r: Ranging, emit: (Output) -> Void) throws(EngineRejection) {
         guard let a = site.anchorIndex[r.anchor] else { throw .unknownAnchor(site: site.id, anchor: r.anchor) }
-        let anchor = site.anchors[a]
-        let tech = r.technology ?? anchor.technologies.first ?? .uwb
-        guard anchor.technologies.contains(tech) else {
-            throw .unsupportedTechnology(anchor: anchor.id, technology: tech)
+        let technologies = context.anchorTechnologies[a]
+        let tech = r.technology ?? technologies.first ?? .uwb
+        guard technologies.contains(tech) else {
+            throw .unsupportedTechnology(anchor: r.anchor, technology: tech)
         }
         // Disjoint stored properties: the track is modified in place while the learner and the
         // smoother are modified beside it and the context is read.
-        let anchorCount = site.anchors.count
-        context.ranging(r, anchorIndex: a, technology: tech,
-                        track: &tracks[r.tag, default: TagTrack(anchorCount: anchorCount, time: r.time)],
+        var slot = tracks.index(forKey: r.tag)
+        if slot == nil {
+            tracks[r.tag] = TagTrack(anchorCount: context.anchorPositions.count, time: r.time)
+            slot = tracks.index(forKey: r.tag)
+        }
+        // `values[index]` is modified in place (the default-value subscript copied the ~1 KB track).
+        context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.values[slot!],
                         learner: &learnedBias, smoother: &smoother, emit: emit)
     }
 }
@@ -75,9 +79,14 @@ extension TrackerContext {
     func makeObservations(_ r: Ranging, anchorIndex a: Int, anchor: Anchor, technology: Technology,
                           learner: BiasLearner) -> [Observation] {
         var out: [Observation] = []
+        out.reserveCapacity(3)
         if let d = r.distance {
-            let stds = [r.std, anchor.rangeStd].compactMap { $0 }
-            let std = stds.max() ?? technology.defaultRangeStd
+            let std: Double = switch (r.std, anchor.rangeStd) {
+            case (let a?, let b?): max(a, b)
+            case (let a?, nil): a
+            case (nil, let b?): b
+            case (nil, nil): technology.defaultRangeStd
+            }
             let learned = learner.bias(anchor: a, technology: technology)
             var o = Observation(kind: .range, anchor: a, anchorPosition: anchor.position,
                                 value: d - anchor.rangeBias - learned, std: std, time: r.time)

@@ -151,6 +151,7 @@ struct TrackerContext: Sendable {
     let anchorPositions: [Vec3]
     let anchorTechnology: [Technology]
     let anchorRangeStd: [Double]
+    let anchorTechnologies: [[Technology]]
 
     init(site: Site, config: EngineConfig) {
         self.site = site
@@ -158,6 +159,7 @@ struct TrackerContext: Sendable {
         rotations = site.anchors.map { $0.orientation?.rotation.transposed ?? .identity }
         anchorPositions = site.anchors.map(\.position)
         anchorTechnology = site.anchors.map { $0.technologies.first ?? .uwb }
+        anchorTechnologies = site.anchors.map(\.technologies)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
     }
 }
