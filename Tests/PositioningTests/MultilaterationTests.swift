@@ -67,6 +67,14 @@ func rangeObservations(_ anchors: [Vec3], to p: Vec3, std: Double = 0.1, errors:
         }
     }
 
+    @Test func fourAnchorsAreNotEnoughIn3D() {
+        // Four spheres generally meet in two points: without a fifth anchor the tag could be either.
+        let anchors = [Vec3(0, 0, 0.5), Vec3(10, 0, 4), Vec3(10, 8, 0.5), Vec3(0, 8, 4)]
+        #expect(throws: MultilaterationError.tooFewObservations(have: 4, need: 5)) {
+            try Multilateration.solve(rangeObservations(anchors, to: Vec3(3, 3, 1)), dimensions: 3, height: nil)
+        }
+    }
+
     @Test func oneAnchorWithRangeAndDirectionIsEnough() throws {
         let o = Orientation(yaw: .pi / 4, pitch: 0.3, roll: 0)
         let a = Vec3(0, 0, 4)

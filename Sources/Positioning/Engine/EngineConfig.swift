@@ -34,6 +34,8 @@ public struct EngineConfig: Sendable, Equatable {
     /// Re-initialise by multilateration when the running share of innovations beyond 3 σ exceeds this:
     /// most measurements disagree with the filter, so the filter (not the measurements) is wrong.
     public var divergenceShare: Double = 0.6
+    /// ... or when the running share of innovations beyond `rejectK` exceeds this.
+    public var rejectedShare: Double = 0.25
     /// A stationary hint is overridden (the moving model used) while the running mean of the squared
     /// normalised innovations exceeds this: the tag moves although the hint says it is still.
     public var divergenceNIS: Double = 9

@@ -48,7 +48,9 @@ public enum Multilateration {
         let ranges = observations.filter { $0.kind == .range }
         let anchorsWithRange = Set(ranges.map(\.anchor)).count
         let hasAngles = observations.contains { $0.kind != .range }
-        let need = hasAngles ? d : d + 1
+        // Ranges alone: one more anchor than unknowns in 2-D; in 3-D two more, since four spheres
+        // generally meet in two points and only a fifth anchor tells which one is the tag.
+        let need = hasAngles ? d : (d == 3 ? d + 2 : d + 1)
         let independent = hasAngles ? observations.count : anchorsWithRange
         guard independent >= need else { throw .tooFewObservations(have: independent, need: need) }
         if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { throw .degenerateGeometry }

@@ -56,7 +56,7 @@ extension TrackerContext {
             for o in observations { update(&track, with: o) }
             if placed && redundant { teachBiases(&track, time: r.time, learner: &learner) }
             if track.rejectRun >= config.divergenceRun
-                || (track.disagreement > config.divergenceShare
+                || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
                     && track.updatesSinceInit >= 2 * RecentObservations.capacity)
                 || !isPlausible(track.filter!) {
                 initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
@@ -154,6 +154,7 @@ extension TrackerContext {
         smoother?.record(tag: tag, prior: track.filter!, posterior: track.filter!, held: false, newSegment: true)
         track.nis = 1
         track.disagreement = 0
+        track.rejectShare = 0
         track.rejectRun = 0
         track.updatesSinceInit = 0
     }
@@ -193,6 +194,7 @@ extension TrackerContext {
         let e = abs(inn.residual) / inn.variance.squareRoot()
         track.nis += 0.05 * (min(e * e, 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
+        track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
         track.updatesSinceInit += 1
         if e > config.rejectK {
             track.rejectRun += 1

@@ -30,6 +30,9 @@ struct TagTrack: Sendable {
     /// Running share of innovations beyond 3 σ: when most measurements disagree with the filter, the
     /// filter is wrong (when a few do, those measurements are).
     var disagreement: Double = 0
+    /// Running share of innovations beyond `rejectK`: anchors the filter ignores outright. A few
+    /// such anchors can mean the filter sits on a wrong solution that the others happen to fit.
+    var rejectShare: Double = 0
     /// Consecutive innovations beyond the rejection threshold.
     var rejectRun = 0
     /// Observations applied since the filter was (re)initialised.
