@@ -16,6 +16,10 @@ internal import Numerics
 /// NLOS bursts and outliers from teaching it.
 public struct BiasLearner: Sendable, Equatable {
     /// Bias per anchor and technology, metres (index `anchor * 2 + technology`).
+    /// The estimate per anchor and technology, metres (index `anchor * 2 + technology`).
+    public private(set) var estimate: [Double]
+    /// The bias applied to ranges: the estimate where it is significant (beyond `significance` of its
+    /// standard error), zero elsewhere, so that anchors without a bias are not given a noisy one.
     public private(set) var bias: [Double]
     /// Rounds that taught each slot.
     public private(set) var samples: [Int]
@@ -29,10 +33,13 @@ public struct BiasLearner: Sendable, Equatable {
     let maxBias: Double
     /// Prior information on each bias (1/m²): a weak pull toward zero for slots with little data.
     let prior = 1.0 / (0.5 * 0.5)
+    /// A learned bias is applied once it exceeds this many standard errors.
+    let significance = 3.0
 
     init(anchorCount: Int, config: EngineConfig) {
         n = anchorCount * 2
         bias = Array(repeating: 0, count: n)
+        estimate = Array(repeating: 0, count: n)
         samples = Array(repeating: 0, count: n)
         info = Array(repeating: 0, count: n * n)
         vec = Array(repeating: 0, count: n)
@@ -75,7 +82,7 @@ public struct BiasLearner: Sendable, Equatable {
             for i in 0..<k {
                 // Row i of P·(y − b): projector holds W·P, so divide by wᵢ.
                 var e = 0.0
-                for j in 0..<k { e += projector[i * k + j] * (rows[j].y - bias[rows[j].slot]) }
+                for j in 0..<k { e += projector[i * k + j] * (rows[j].y - estimate[rows[j].slot]) }
                 e /= w[i]
                 let z = abs(e) * rows[i].w.squareRoot()
                 if z > clipSigmas { w[i] = rows[i].w * clipSigmas / z }
@@ -121,7 +128,13 @@ public struct BiasLearner: Sendable, Equatable {
         var b = vec
         for i in 0..<n { a[i * n + i] += prior }
         guard let x = Cholesky.solve(a, b, n: n) else { return }
-        for i in 0..<n { bias[i] = max(-maxBias, min(maxBias, x[i])) }
+        for i in 0..<n {
+            estimate[i] = max(-maxBias, min(maxBias, x[i]))
+            // Standard error from the diagonal of the information (an optimistic approximation, so a
+            // generous threshold).
+            let stdError = 1 / a[i * n + i].squareRoot()
+            bias[i] = abs(estimate[i]) > significance * stdError ? estimate[i] : 0
+        }
         let f = pow(forgetting, 8)
         for i in info.indices { info[i] *= f }
         for i in vec.indices { vec[i] *= f }
