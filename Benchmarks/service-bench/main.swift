@@ -1,1 +1,232 @@
-print("service-bench: not written yet")
+// service-bench: figures of the live service over loopback TCP, with SQLite history on.
+//
+//   swift run -c release service-bench [--quick]
+//
+// Prints: sustained ingest from 8 gateway connections (target ≥ 300,000 lines/s), measurement-to-feed
+// latency at 50,000 lines/s (median and p99, target p99 ≤ 5 ms), history rows written per second
+// (target ≥ 100,000/s), and resident memory with 10,000 live tags. The load generators run in this
+// process, on the same 2 cores as the service.
+import Foundation
+import Positioning
+import Server
+import Store
+import Wire
+
+let quick = CommandLine.arguments.contains("--quick")
+let logger = Logger.silent
+
+/// The demo warehouse under another id (one per gateway, so each connection's stream is time-ordered).
+func site(_ id: String) -> Site {
+    let d = Site.demoWarehouse
+    return Site(id: id, name: id, dimensions: d.dimensions, tagHeight: d.tagHeight, bounds: d.bounds,
+                anchors: d.anchors, zones: d.zones)
+}
+
+func simulatedLines(site: Site, tags: Int, seconds: Double, prefix: String = "T") -> (bytes: [UInt8], lines: Int) {
+    var sim = SimulationConfig(tags: tags, duration: seconds)
+    sim.tagPrefix = prefix
+    sim.startTime = ServiceClock.wallNow()
+    var bytes: [UInt8] = []
+    var lines = 0
+    Simulator(site: site, config: sim).generate { if IngestEncoder.append($0, to: &bytes) { lines += 1 } }
+    return (bytes, lines)
+}
+
+func makeHost(sites: [Site], _ configure: (inout ServiceConfig) -> Void = { _ in }) throws -> ServiceHost {
+    var c = ServiceConfig()
+    c.ingestPort = 0
+    c.feedPort = 0
+    c.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("sextant-bench-\(UUID().uuidString)").path
+    configure(&c)
+    let host = try ServiceHost(config: c, imports: sites.map { SiteFile(site: $0, json: $0.jsonBytes(), path: $0.id) },
+                               logger: logger)
+    try host.service.start()
+    return host
+}
+
+func waitFor(_ service: Service, timeout: Double, _ condition: (ServiceStats) -> Bool) -> ServiceStats {
+    let end = Date().addingTimeInterval(timeout)
+    var s = service.stats()
+    while !condition(s) && Date() < end { usleep(2_000); s = service.stats() }
+    return s
+}
+
+func rssMegabytes() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let pages = Double(text.split(separator: " ")[1]) ?? 0
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1e6
+}
+
+func fmt(_ v: Double, _ d: Int = 0) -> String { String(format: "%.\(d)f", v) }
+
+print("service-bench\(quick ? " --quick" : ""): loopback TCP, history on (SQLite WAL), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+
+// 1. Sustained ingest from 8 gateways, and history rows/s.
+do {
+    let sites = (0..<8).map { site("bench-\($0)") }
+    let perGateway = quick ? 60 : 150   // tags per gateway
+    let seconds = quick ? 6.0 : 12.0
+    let streams = sites.map { simulatedLines(site: $0, tags: perGateway, seconds: seconds) }
+    let total = streams.reduce(0) { $0 + $1.lines }
+    let host = try makeHost(sites: sites)
+    let service = host.service
+    let port = service.ingestPort
+    let started = Date()
+    DispatchQueue.concurrentPerform(iterations: 8) { i in
+        guard let g = try? Socket.connect(host: "127.0.0.1", port: port) else { return }
+        streams[i].bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = min(256 * 1024, raw.count - offset)
+                try? g.writeAll(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + n)]))
+                offset += n
+            }
+        }
+    }
+    let s = waitFor(service, timeout: 120) { $0.linesIn >= total }
+    let ingestSeconds = Date().timeIntervalSince(started)
+    let h = waitFor(service, timeout: 60) { $0.historyRowsWritten >= $0.positionsOut }
+    let historySeconds = Date().timeIntervalSince(started)
+    let rate = Double(s.linesIn) / ingestSeconds
+    print("ingest, 8 gateways:      \(fmt(rate)) lines/s  (\(s.linesIn) lines in \(fmt(ingestSeconds, 2)) s, "
+          + "\(s.positionsOut) positions, \(s.rejectedTotal) rejected)   target ≥ 300000  \(rate >= 300_000 ? "met" : "NOT MET")")
+    print("history during ingest:   \(fmt(Double(h.historyRowsWritten) / historySeconds)) rows/s  "
+          + "(\(h.historyRowsWritten) rows committed \(fmt(historySeconds - ingestSeconds, 2)) s after the last line, dropped \(h.historyDropped))")
+    service.shutdown()
+    try? FileManager.default.removeItem(atPath: host.service.config.dataDirectory)
+}
+
+// 2. History writer alone: how fast positions are committed.
+do {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sextant-bench-\(UUID().uuidString)").path
+    let store = try HistoryStore(directory: dir)
+    let writer = store.makeWriter()
+    let n = quick ? 200_000 : 1_000_000
+    let t0 = ServiceClock.wallNow()
+    let started = Date()
+    for i in 0..<n {
+        writer.append(PositionEstimate(site: "s", tag: "T\(i % 1000)", position: .init(1, 2, 1.2), velocity: .init(0, 0, 0),
+                                       covXX: 0.01, covXY: 0, covYY: 0.01, anchors: 5, motion: .moving,
+                                       time: t0 + Int64(i / 1000) * 100_000_000))
+    }
+    let rows = writer.flush()
+    let seconds = Date().timeIntervalSince(started)
+    writer.close()
+    print("history writer alone:    \(fmt(Double(rows) / seconds)) rows/s  (\(rows) positions, 1000 tags)   target ≥ 100000  \(Double(rows) / seconds >= 100_000 ? "met" : "NOT MET")")
+    try? FileManager.default.removeItem(atPath: dir)
+}
+
+// 3. Latency at 50,000 lines/s: ranging lines stamped with the send time; the feed client measures
+// receive time minus the position's time (the time of the measurement that produced it).
+do {
+    let s = site("bench-latency")
+    let withHistory = !CommandLine.arguments.contains("--latency-without-history")
+    let host = withHistory ? try makeHost(sites: [s]) : nil
+    let service: Service
+    if let host { service = host.service } else {
+        var c = ServiceConfig()
+        c.ingestPort = 0
+        c.feedPort = 0
+        service = try Service(config: c, sites: [s], logger: logger)
+        try service.start()
+    }
+    var sim = SimulationConfig(tags: 900, duration: quick ? 5 : 12)
+    sim.startTime = ServiceClock.wallNow()
+    sim.dropoutRate = 0
+    sim.suspendRate = 0
+    var rangings: [Ranging] = []
+    Simulator(site: s, config: sim).generate { if case .ranging(let r) = $0 { rangings.append(r) } }
+    let feed = try Socket.connect(host: "127.0.0.1", port: service.feedPort)
+    try feed.writeAll(Array("subscribe kinds=position\n".utf8))
+    feed.setReceiveTimeout(0.2)
+    let latencies = LockedArray()
+    let reading = DispatchSemaphore(value: 0)
+    let stop = LockedFlag()
+    Thread.detachNewThread {
+        var splitter = LineSplitter()
+        while !stop.value {
+            guard let chunk = try? feed.read(), !chunk.isEmpty else { continue }
+            let now = ServiceClock.wallNow()
+            splitter.feed(chunk) { piece in
+                guard case .line(_, let b) = piece, let sp = b.lastIndex(of: 32),
+                      let t = Int64(String(decoding: b[(sp + 1)...], as: UTF8.self)) else { return }
+                latencies.append(Double(now - t) * 1e-6)
+            }
+        }
+        reading.signal()
+    }
+    usleep(300_000)
+    let gateway = try Socket.connect(host: "127.0.0.1", port: service.ingestPort)
+    let rate = 50_000.0, tick = 0.001
+    let perTick = Int(rate * tick)
+    let started = ServiceClock.monotonicNow()
+    var buffer: [UInt8] = []
+    var sent = 0
+    let warmup = rangings.count / 5
+    while sent < rangings.count {
+        let due = Int(Double(ServiceClock.monotonicNow() - started) * 1e-9 * rate)
+        if sent >= due { usleep(UInt32(tick * 1e6 / 2)); continue }
+        let now = ServiceClock.wallNow()
+        buffer.removeAll(keepingCapacity: true)
+        for i in sent..<min(due, sent + perTick * 4, rangings.count) {
+            var r = rangings[i]
+            r.time = now
+            IngestEncoder.append(.ranging(r), to: &buffer)
+        }
+        sent = min(due, sent + perTick * 4, rangings.count)
+        if sent >= warmup && sent - perTick * 4 < warmup { latencies.reset() }   // skip filter start-up
+        try gateway.writeAll(buffer)
+    }
+    let seconds = Double(ServiceClock.monotonicNow() - started) * 1e-9
+    usleep(300_000)
+    stop.value = true
+    reading.wait()
+    let l = latencies.sorted()
+    let st = service.stats()
+    if l.isEmpty {
+        print("latency: no positions received")
+    } else {
+        let p50 = l[l.count / 2], p99 = l[min(l.count - 1, Int(Double(l.count) * 0.99))]
+        print("feed latency @ \(fmt(Double(sent) / seconds)) lines/s: median \(fmt(p50, 2)) ms, p99 \(fmt(p99, 2)) ms, "
+              + "max \(fmt(l.last!, 2)) ms  (\(l.count) positions, \(st.tags) tags\(withHistory ? "" : ", history off"))   target p99 ≤ 5 ms  \(p99 <= 5 ? "met" : "NOT MET")")
+    }
+    service.shutdown()
+    try? FileManager.default.removeItem(atPath: service.config.dataDirectory)
+}
+
+if CommandLine.arguments.contains("--latency-without-history") { exit(0) }
+
+// 4. Memory with 10,000 live tags.
+do {
+    let tags = 10_000
+    let s = site("bench-memory")
+    let (bytes, lines) = simulatedLines(site: s, tags: tags, seconds: quick ? 1.2 : 2)
+    let host = try makeHost(sites: [s])
+    let service = host.service
+    let g = try Socket.connect(host: "127.0.0.1", port: service.ingestPort)
+    try g.writeAll(bytes)
+    let st = waitFor(service, timeout: 120) { $0.linesIn >= lines }
+    _ = waitFor(service, timeout: 30) { $0.historyRowsWritten >= $0.positionsOut }
+    let after = rssMegabytes()
+    print("memory, \(st.tags) live tags: process RSS \(fmt(after)) MB (the whole benchmark process, including "
+          + "the \(fmt(Double(bytes.count) / 1e6)) MB generated stream; \(lines) lines ingested)")
+    service.shutdown()
+    try? FileManager.default.removeItem(atPath: service.config.dataDirectory)
+}
+
+final class LockedArray: @unchecked Sendable {
+    private var values: [Double] = []
+    private let lock = NSLock()
+    func append(_ v: Double) { lock.withLock { values.append(v) } }
+    func reset() { lock.withLock { values.removeAll() } }
+    func sorted() -> [Double] { lock.withLock { values.sorted() } }
+}
+
+final class LockedFlag: @unchecked Sendable {
+    private var v = false
+    private let lock = NSLock()
+    var value: Bool {
+        get { lock.withLock { v } }
+        set { lock.withLock { v = newValue } }
+    }
+}

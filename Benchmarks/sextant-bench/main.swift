@@ -1,1 +1,43 @@
-print("bench")
+import Foundation
+
+/// `sextant-bench`: the accuracy and throughput benchmarks of issue 3. Programs that print figures,
+/// each next to its target and a baseline measured in the same run.
+let help = """
+    USAGE: sextant-bench <command> [--quick]
+
+    COMMANDS:
+      accuracy     LIAS real data vs textbook methods; simulated scenarios vs the posterior Cramér–Rao
+                   bound; NLOS/outliers; sparse anchors; 95 % coverage; RTS smoothing gain
+      throughput   2,000 tags × 16 anchors 3-D stream through decode → filters → encode, on one core;
+                   NumPy EKF baseline; memory per tag
+      all          both
+
+    OPTIONS:
+      --quick      shorter simulations (CI-friendly)
+      -h, --help   show this help
+
+    Build and run from the package root:
+      swift build -c release --product sextant-bench && .build/release/sextant-bench all
+    """
+
+var args = Array(CommandLine.arguments.dropFirst())
+if args.first == "_memory-probe" {   // internal: the child process of MemoryProbe.measureInChild
+    let r = MemoryProbe.probe(tags: args.count > 1 ? Int(args[1]) ?? 100_000 : 100_000)
+    print(r.tags, r.placed, r.before, r.after)
+    exit(0)
+}
+if args.isEmpty || args.contains("-h") || args.contains("--help") || args == ["help"] {
+    print(help)
+    exit(args.isEmpty ? 64 : 0)
+}
+let quick = args.contains("--quick")
+args.removeAll { $0 == "--quick" }
+guard args.count == 1, ["accuracy", "throughput", "all"].contains(args[0]) else {
+    FileHandle.standardError.write(Data("sextant-bench: unknown arguments \(args.joined(separator: " ")); see --help\n".utf8))
+    exit(64)
+}
+let command = args[0]
+Machine.printHeader(quick: quick)
+if command == "accuracy" || command == "all" { Accuracy.run(quick: quick) }
+if command == "throughput" || command == "all" { Throughput.run(quick: quick) }
+Verdicts.printSummary()

@@ -4,6 +4,16 @@ internal import CLAPACKE
 ///
 /// Matrices are passed row-major as flat arrays (`a[r * cols + c]`).
 public enum LAPACK {
+    /// The engine's LAPACK problems are tiny (a few unknowns): BLAS threads only spin and steal the
+    /// cores from the service. Where the BLAS is OpenBLAS, it is told to use one thread; the symbol is
+    /// looked up at run time, so another BLAS works unchanged.
+    private static let singleThreaded: Void = {
+        typealias SetThreads = @convention(c) (Int32) -> Void
+        if let process = dlopen(nil, RTLD_LAZY), let symbol = dlsym(process, "openblas_set_num_threads") {
+            unsafeBitCast(symbol, to: SetThreads.self)(1)
+        }
+    }()
+
     /// The minimum-norm least-squares solution of `A x ≈ b` (LAPACK `dgelsd`, SVD based, so
     /// rank-deficient systems are handled).
     /// - Parameters:
@@ -11,6 +21,7 @@ public enum LAPACK {
     ///   - b: the right-hand side, `rows` values.
     /// - Returns: the solution `x` (`cols` values) and the numerical rank of `A`, or nil when LAPACK fails.
     public static func leastSquares(_ a: [Double], rows: Int, cols: Int, b: [Double]) -> (x: [Double], rank: Int)? {
+        _ = singleThreaded
         precondition(a.count == rows * cols && b.count == rows)
         guard rows > 0, cols > 0 else { return nil }
         var aa = a
@@ -31,6 +42,7 @@ public enum LAPACK {
     /// - Returns: eigenvalues in ascending order and the eigenvectors as the columns of a row-major
     ///   `n × n` matrix, or nil when LAPACK fails.
     public static func symmetricEigen(_ a: [Double], n: Int) -> (values: [Double], vectors: [Double])? {
+        _ = singleThreaded
         precondition(a.count == n * n)
         guard n > 0 else { return nil }
         var aa = a
@@ -44,6 +56,7 @@ public enum LAPACK {
     /// Inverse of a symmetric positive-definite matrix by Cholesky (LAPACK `dpotrf` + `dpotri`).
     /// - Returns: the full inverse (both triangles), or nil when the matrix is not positive definite.
     public static func inverseSPD(_ a: [Double], n: Int) -> [Double]? {
+        _ = singleThreaded
         precondition(a.count == n * n)
         guard n > 0 else { return nil }
         var aa = a
@@ -62,6 +75,7 @@ extension LAPACK {
     /// - Returns: `u` (`rows × k`, row-major), the singular values `s` (`k`, descending) and `vt`
     ///   (`k × cols`, row-major), with `k = min(rows, cols)`; nil when LAPACK fails.
     public static func svd(_ a: [Double], rows: Int, cols: Int) -> (u: [Double], s: [Double], vt: [Double])? {
+        _ = singleThreaded
         precondition(a.count == rows * cols)
         guard rows > 0, cols > 0 else { return nil }
         let k = min(rows, cols)
@@ -77,3 +91,9 @@ extension LAPACK {
         return (u, s, vt)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -52,6 +52,12 @@ public struct Pipeline: Sendable {
 
     /// Applies one decoded event directly (bypassing the decoder), e.g. from a simulator.
     public mutating func apply(_ event: Event, line: Int = 0, output: inout [UInt8]) {
+        _ = apply(event, line: line) { OutputEncoder.append($0, to: &output) }
+    }
+
+    /// Applies one decoded event; each output goes to `emit` unencoded (the live service routes them).
+    /// - Returns: the rejection when the engine refused the event (it is also counted here).
+    public mutating func apply(_ event: Event, line: Int = 0, emit: (Output) -> Void) -> LineRejection? {
         var counts = (positions: 0, proximity: 0, removed: 0)
         defer {
             positionsOut += counts.positions; proximityOut += counts.proximity; removedOut += counts.removed
@@ -63,33 +69,61 @@ public struct Pipeline: Sendable {
                 case .proximity: counts.proximity += 1
                 case .removed: counts.removed += 1
                 }
-                OutputEncoder.append(o, to: &output)
+                emit(o)
             }
             eventsApplied += 1
+            return nil
         } catch {
-            reject(key: error.key, message: "line \(line): \(error)")
+            return reject(LineRejection(line: line, key: error.key, message: "line \(line): \(error)"))
+        }
+    }
+
+    /// Handles one piece from a splitter the caller owns (one per connection in the live service):
+    /// decodes it with `timestamps`, applies it, and hands each output to `emit`.
+    /// - Parameters:
+    ///   - piece: a line (or a too-long report) from a `LineSplitter`.
+    ///   - timestamps: the policy for a line without timestamp (the live service: `.defaultTo(now)`).
+    ///   - maxLineLength: the splitter's limit, for the message of a too-long line.
+    ///   - emit: receives each output, in order.
+    /// - Returns: the decoded event (nil for a blank or comment line) or the rejection, also counted here.
+    public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
+                                 emit: (Output) -> Void) -> Result<Event?, LineRejection> {
+        switch piece {
+        case .tooLong(let number):
+            let r = Rejection(line: number, reason: .lineTooLong(limit: maxLineLength))
+            return .failure(reject(LineRejection(line: number, key: r.reason.key, message: r.message)))
+        case .line(let number, let bytes):
+            let event: Event?
+            do {
+                event = try decoder.decode(bytes, lineNumber: number, timestamps: timestamps)
+            } catch {
+                return .failure(reject(LineRejection(line: number, key: error.reason.key, message: error.message)))
+            }
+            guard let event else { return .success(nil) }
+            if let refused = apply(event, line: number, emit: emit) { return .failure(refused) }
+            return .success(event)
+        }
+    }
+
+    /// Advances the engine's clock (removing silent tags); outputs go to `emit` and are counted.
+    public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
+        engine.advance(to: now) { o in
+            if case .removed = o { removedOut += 1 }
+            emit(o)
         }
     }
 
     private mutating func handle(_ piece: SplitLine, output: inout [UInt8]) {
-        switch piece {
-        case .tooLong(let number):
-            let r = Rejection(line: number, reason: .lineTooLong(limit: splitter.maxLineLength))
-            reject(key: r.reason.key, message: r.message)
-        case .line(let number, let bytes):
-            do {
-                if let event = try decoder.decode(bytes, lineNumber: number, timestamps: timestamps) {
-                    apply(event, line: number, output: &output)
-                }
-            } catch {
-                reject(key: error.reason.key, message: error.message)
-            }
+        _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
+            OutputEncoder.append($0, to: &output)
         }
     }
 
-    private mutating func reject(key: String, message: String) {
-        rejections.record(key: key)
-        if rejectionMessages.count < keptRejectionMessages { rejectionMessages.append(message) }
+    @discardableResult
+    private mutating func reject(_ r: LineRejection) -> LineRejection {
+        rejections.record(key: r.key)
+        if rejectionMessages.count < keptRejectionMessages { rejectionMessages.append(r.message) }
+        return r
     }
 
     /// A multi-line summary: lines read, outputs written, rejections by reason.
@@ -100,5 +134,19 @@ public struct Pipeline: Sendable {
         s += "rejected: \(rejections.total)"
         if !rejected.isEmpty { s += " (" + rejected.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
         return s
+    }
+}
+
+/// A line the pipeline refused: where, under which counter key, and why.
+public struct LineRejection: Error, Sendable, Equatable {
+    /// 1-based line number in its stream (or connection).
+    public var line: Int
+    /// The stable snake_case reason key, e.g. `negative_distance` or `unknown_site`.
+    public var key: String
+    /// A message a user can act on, with the line number.
+    public var message: String
+
+    public init(line: Int, key: String, message: String) {
+        self.line = line; self.key = key; self.message = message
     }
 }

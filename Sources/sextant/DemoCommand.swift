@@ -1,20 +1,23 @@
 import Foundation
 import Positioning
-import Pipeline
+import Server
 import Wire
 
-/// `sextant demo`: the main job on the embedded demo warehouse, offline.
+/// `sextant demo`: the live service on the embedded demo warehouse, fed by a simulated gateway.
 enum DemoCommand {
     static let help = """
         USAGE: sextant demo [options]
 
-        Simulates the embedded demo warehouse (40 × 25 m; UWB anchors, some with direction, and Bluetooth
-        Channel Sounding anchors), writes the stream as ingest lines, positions it as 'sextant replay'
-        would, and prints the tags' last positions and the accuracy against the simulated truth.
+        Starts the live service in this process on the embedded demo warehouse (40 × 25 m; UWB anchors,
+        some with direction, and Bluetooth Channel Sounding anchors), with SQLite history in a temporary
+        data directory and free loopback ports. A simulated gateway streams the tags' measurements into
+        the ingest port over TCP at real-time pace, and a live view (refreshed in place on a terminal)
+        shows each tag's position, σ, motion and age, the ports a dashboard can connect to, and the
+        counters. At the end it prints the accuracy against the simulated truth.
 
         OPTIONS:
           --tags N          tags to simulate (default 12)
-          --duration S      seconds of simulated time (default 60)
+          --duration S      stop after S seconds (default: run until Ctrl-C)
           --seed N          random seed (default 1)
           --nlos P          NLOS probability per anchor-tag pair (default 0.1)
           --outliers P      gross-outlier probability per range (default 0.005)
@@ -26,64 +29,105 @@ enum DemoCommand {
                               switches: [])
         if a.wantsHelp { print(help); return }
         let site = Site.demoWarehouse
-        var sim = SimulationConfig(tags: try a.int("tags", default: 12, in: 1...10_000),
-                                   duration: try a.double("duration", default: 60, in: 1...3600))
+        let duration: Double? = a.string("duration") == nil ? nil : try a.double("duration", default: 60, in: 1...86_400)
+        var sim = SimulationConfig(tags: try a.int("tags", default: 12, in: 1...10_000), duration: (duration ?? 86_400) + 1)
         sim.seed = UInt64(try a.int("seed", default: 1, in: 0...Int.max))
         sim.nlosProbability = try a.double("nlos", default: 0.1, in: 0...1)
         sim.outlierProbability = try a.double("outliers", default: 0.005, in: 0...1)
+        sim.startTime = ServiceClock.wallNow()
+        let tty = isatty(STDOUT_FILENO) == 1
 
-        let uwb = site.anchors.filter { $0.technologies.contains(.uwb) }.count
-        let cs = site.anchors.filter { $0.technologies.contains(.cs) }.count
-        let withDirection = site.anchors.filter { $0.orientation != nil }.count
-        print("Sextant demo: \(site.name) (\(site.id)), \(Int(site.bounds.max.x - site.bounds.min.x)) × "
-              + "\(Int(site.bounds.max.y - site.bounds.min.y)) m, \(site.anchors.count) anchors "
-              + "(\(uwb) UWB, \(withDirection) with direction; \(cs) Channel Sounding), zones: "
-              + site.zones.map(\.id).joined(separator: ", "))
-        print("Simulating \(sim.tags) tags for \(Int(sim.duration)) s (NLOS \(sim.nlosProbability), outliers \(sim.outlierProbability), seed \(sim.seed))…")
+        var config = ServiceConfig()
+        config.ingestPort = 0
+        config.feedPort = 0
+        config.dataDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sextant-demo-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: config.dataDirectory) }
+        // On a terminal the live view owns the screen: only warnings are logged.
+        let logger = Logger(level: tty ? .warning : .info)
+        let demoFile = SiteFile(site: site, json: Array(Site.demoWarehouseJSON.utf8), path: "embedded demo-warehouse.json")
+        let host = try ServiceHost(config: config, imports: [demoFile], logger: logger)
+        let service = host.service
+        try service.start()
 
-        // 1. The gateways' stream, as text lines.
-        var stream: [UInt8] = []
-        var truth: [TruthSample] = []
-        var events = 0
-        Simulator(site: site, config: sim).generate(event: { e in
-            events += 1
-            IngestEncoder.append(e, to: &stream)
-        }, truth: { truth.append($0) })
-
-        // 2. Replay it through the engine.
-        var pipeline = Pipeline(sites: [site], timestamps: .requireTimestamp)
-        var output: [UInt8] = []
-        let started = Date()
-        stream.withUnsafeBytes { pipeline.feed($0, output: &output) }
-        pipeline.finish(output: &output)
-        let seconds = Date().timeIntervalSince(started)
-        print("Positioned \(events) ingest lines in \(String(format: "%.2f", seconds)) s "
-              + "(\(Int(Double(events) / max(seconds, 1e-9))) lines/s): \(pipeline.positionsOut) position lines, "
-              + "\(pipeline.proximityOut) proximity, \(pipeline.removedOut) removed, \(pipeline.rejections.total) rejected.\n")
-
-        // 3. What a user sees: the last position of every tag.
-        let tracker = pipeline.engine.trackers[site.id]!
-        let end = tracker.estimates.map(\.time).max() ?? 0
-        print("tag       x (m)    y (m)   σ (m)  motion      anchors  age (s)  zone")
-        for e in tracker.estimates.sorted(by: { $0.tag < $1.tag }) {
-            let zone = site.zones.first { $0.contains(x: e.position.x, y: e.position.y) }?.id ?? "-"
-            print(pad(e.tag, 8) + num(e.position.x, 9) + num(e.position.y, 9) + num(e.sigma, 8, 3) + "  "
-                  + pad(e.motion.rawValue, 11) + pad(String(e.anchors), 9, left: true)
-                  + num(Double(end - e.time) * 1e-9, 9, 1) + "  " + zone)
+        let truth = Locked<[TruthSample]>([])
+        let gateway = SimulatedGateway(site: site, config: sim, port: service.ingestPort) { s in
+            truth.withLock { $0.append(s) }
         }
+        let view = FeedWatcher()
+        try view.start(port: service.feedPort)
+        try gateway.start()
+        let stop = Locked(false)
+        let signals = ShutdownSignals(ShutdownSignals.termination) { _ in stop.withLock { $0 = true } }
 
-        // 4. How good it is, against the simulated truth.
-        let (estimates, _, _) = EvaluateCommand.parsePositions(output)
-        let evaluation = Evaluation(truth: truth, estimates: estimates, dimensions: [site.id: site.dimensions])
+        let started = Date()
+        var lastPrint = Date.distantPast
+        if !tty {
+            print("Sextant live demo: \(site.name), \(sim.tags) tags; ingest 127.0.0.1:\(service.ingestPort), "
+                  + "feed 127.0.0.1:\(service.feedPort); " + (duration.map { "\(Int($0)) s" } ?? "until Ctrl-C"))
+        }
+        while !stop.withLock({ $0 }) {
+            let elapsed = Date().timeIntervalSince(started)
+            if let duration, elapsed >= duration { break }
+            if let e = gateway.error { printError("demo: the gateway stopped: \(e)"); break }
+            if tty {
+                print("\u{1B}[H\u{1B}[J" + screen(site: site, service: service, view: view, elapsed: elapsed, duration: duration),
+                      terminator: "")
+                fflush(nil)
+            } else if Date().timeIntervalSince(lastPrint) >= 5 {
+                lastPrint = Date()
+                print(summaryLine(service.stats(), tags: view.latest.count, elapsed: elapsed))
+                fflush(nil)
+            }
+            usleep(tty ? 250_000 : 100_000)
+        }
+        gateway.stop()
+        usleep(300_000)   // let the last positions reach the feed
+        let stats = service.stats()
+        service.shutdown()
+        view.stop()
+        withExtendedLifetime(signals) {}
+
+        if tty { print("\u{1B}[H\u{1B}[J", terminator: "") }
+        print(screen(site: site, service: nil, view: view, elapsed: Date().timeIntervalSince(started), duration: duration))
+        print(summaryLine(stats, tags: view.latest.count, elapsed: Date().timeIntervalSince(started)))
+        let evaluation = Evaluation(truth: truth.withLock { $0 }, estimates: view.samples,
+                                    dimensions: [site.id: site.dimensions])
         print("\nAccuracy against the simulated truth (after each tag's first 2 s):")
         print(evaluation.table(), terminator: "")
         print("""
 
-            Next: simulate and replay yourself —
+            Next: run the service yourself and connect a dashboard —
+              sextant serve --site Sites/demo-warehouse.json          # ingest :7400, feed :7401
               sextant simulate --site Sites/demo-warehouse.json --tags 5 --duration 60 --truth truth.csv --output in.lp
-              sextant replay --site Sites/demo-warehouse.json --input in.lp --output positions.lp
-              sextant evaluate --truth truth.csv --positions positions.lp
+              nc 127.0.0.1 7400 < in.lp                               # a gateway
+              nc 127.0.0.1 7401                                       # the feed (line protocol)
+              sextant status                                          # the counters
             """)
+    }
+
+    /// The live view: ports, counters, and a table of tags.
+    static func screen(site: Site, service: Service?, view: FeedWatcher, elapsed: Double, duration: Double?) -> String {
+        var s = ""
+        if let service {
+            s += "Sextant live demo — \(site.name) — \(Int(elapsed)) s" + (duration.map { " of \(Int($0)) s" } ?? " (Ctrl-C to stop)") + "\n"
+            s += "ingest 127.0.0.1:\(service.ingestPort)   feed 127.0.0.1:\(service.feedPort)  (try: nc 127.0.0.1 \(service.feedPort))\n"
+            s += summaryLine(service.stats(), tags: view.latest.count, elapsed: elapsed) + "\n\n"
+        }
+        s += "tag       x (m)    y (m)   σ (m)  motion      anchors  age (s)  zone\n"
+        let now = ServiceClock.wallNow()
+        for (tag, p) in view.latest.sorted(by: { $0.key < $1.key }) {
+            let zone = site.zones.first { $0.contains(x: p.x, y: p.y) }?.id ?? "-"
+            s += pad(tag, 8) + num(p.x, 9) + num(p.y, 9) + num(p.sigma, 8, 3) + "  " + pad(p.motion, 11)
+                + pad(String(p.anchors), 9, left: true) + num(max(0, Double(now - p.time) * 1e-9), 9, 1) + "  " + zone + "\n"
+        }
+        return s
+    }
+
+    static func summaryLine(_ s: ServiceStats, tags: Int, elapsed: Double) -> String {
+        "lines in \(s.linesIn) (\(Int(Double(s.linesIn) / max(elapsed, 1e-3)))/s), rejected \(s.rejectedTotal), "
+            + "positions \(s.positionsOut), proximity \(s.proximityOut), removed \(s.removedOut), tags \(tags), "
+            + "feed clients \(s.feedClients), dropped feed lines \(s.feedLinesDropped), history rows \(s.historyRowsWritten)"
     }
 
     static func pad(_ s: String, _ n: Int, left: Bool = false) -> String {
@@ -93,4 +137,12 @@ enum DemoCommand {
     static func num(_ v: Double, _ width: Int, _ decimals: Int = 2) -> String {
         pad(String(format: "%.\(decimals)f", v), width, left: true)
     }
+}
+
+/// A value guarded by a lock, shared between the demo's threads.
+final class Locked<T>: @unchecked Sendable {
+    private var value: T
+    private let lock = NSLock()
+    init(_ value: T) { self.value = value }
+    func withLock<R>(_ body: (inout T) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }

@@ -1,6 +1,127 @@
-/// Placeholder until the command is written: refuses to run rather than pretend.
+import Foundation
+import Positioning
+import Server
+
+/// `sextant serve`: the live service.
 enum ServeCommand {
+    static let help = """
+        USAGE: sextant serve [options]
+
+        Runs the live service until SIGTERM or SIGINT (Ctrl-C):
+          ingest  TCP, default 127.0.0.1:7400. Gateways send ingest lines (ranging, motion, removed,
+                  session). A line without timestamp gets the receive time. A rejected line is counted
+                  and answered on the same connection with '# rejected line N: reason [key]'.
+          feed    TCP, default 127.0.0.1:7401. A dashboard connects and may send one line within
+                  --subscription-wait:
+                      subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed]
+                  (nothing, or a blank line: everything). It gets the last known position of every
+                  selected tag, then the live position, proximity and removed lines (InfluxDB line
+                  protocol). '#stats' as the first line returns the counters as '# key=value' lines
+                  and closes ('#stats lp': one 'sextant_stats' line-protocol line).
+          history SQLite (WAL) in --data-dir/sextant.sqlite: the sites, every position, each tag's
+                  last position, and the raw lines with --record-measurements. A restart with the
+                  same directory reloads sites and last positions.
+        By default the service listens on loopback only; use --bind 0.0.0.0 to accept gateways from
+        other machines. Log lines (key=value) go to standard error.
+
+        OPTIONS (a flag overrides the --config file, which overrides the default):
+          --config FILE            JSON settings, e.g. {"bind": "0.0.0.0", "ingestPort": 7400,
+                                   "dataDirectory": "/var/lib/sextant", "sites": ["Sites"],
+                                   "overflow": "disconnect"} (keys: \(ServiceConfig.jsonKeys.joined(separator: ", ")))
+          --bind ADDR              IPv4 address to listen on (default 127.0.0.1)
+          --ingest-port P          gateway port (default 7400; 0: any free port, logged)
+          --feed-port P            feed port (default 7401; 0: any free port, logged)
+          --data-dir DIR           data directory (default ./sextant-data)
+          --site FILE|DIR          site file, or directory of *.json site files, to import (repeatable;
+                                   default: Sites/ when it exists). Imported sites replace stored ones
+                                   with the same id; stored sites stay. With no site at all, the
+                                   embedded demo warehouse is served.
+          --tag-timeout S          remove a tag after S seconds without measurements (default 10)
+          --output-interval S      at most one line per tag every S seconds (default 0.1)
+          --no-bias-learning       do not learn anchor range biases online
+          --feed-queue N           lines queued per feed client before overflow (default 65536)
+          --overflow POLICY        drop-oldest (default: the client reads '# dropped N lines') or
+                                   disconnect
+          --subscription-wait S    how long a feed client may take to subscribe (default 0.2)
+          --record-measurements    also store every accepted raw ingest line (for a later replay)
+          --log-level LEVEL        debug, info (default), warn or error
+          -h, --help               show this help
+        """
+
     static func run(_ argv: [String]) throws {
-        throw CommandError(message: "sextant: this command is not available in this build yet", code: .failure)
+        let a = try Arguments(argv, command: "serve",
+                              options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
+                                        "output-interval", "feed-queue", "overflow", "subscription-wait", "log-level"],
+                              switches: ["record-measurements", "no-bias-learning"])
+        if a.wantsHelp { print(help); return }
+        let config = try makeConfig(a)
+        let logger = Logger(level: try logLevel(a.string("log-level") ?? "info"))
+        var paths = config.sitePaths
+        if paths.isEmpty, FileManager.default.fileExists(atPath: "Sites") { paths = ["Sites"] }
+        let imports: [SiteFile]
+        do { imports = try SiteImport.read(paths) } catch {
+            throw CommandError(message: "serve: \(error)", code: error.unreadable ? .noInput : .dataError)
+        }
+        let host: ServiceHost
+        do {
+            host = try ServiceHost(config: config, imports: imports, fallback: .demoWarehouse, logger: logger)
+        } catch {
+            throw CommandError(message: "serve: cannot open the data directory '\(config.dataDirectory)': \(error)",
+                               code: .cantCreate)
+        }
+        let service = host.service
+        do { try service.start() } catch {
+            host.writer.close()
+            throw CommandError(message: "serve: cannot listen on \(config.bindAddress) (ports \(config.ingestPort), "
+                               + "\(config.feedPort)): \(error)", code: .failure)
+        }
+        let signals = ShutdownSignals(ShutdownSignals.termination) { signal in
+            logger.info("signal received", ["signal": signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "\(signal)"])
+            service.shutdown()
+        }
+        service.waitUntilShutdown()
+        let s = service.stats()
+        logger.info("stopped", ["lines_in": s.linesIn, "rejected": s.rejectedTotal, "positions_out": s.positionsOut,
+                                "history_rows_written": s.historyRowsWritten, "history_dropped": s.historyDropped])
+        withExtendedLifetime(signals) {}
+    }
+
+    /// Defaults, then the config file, then the flags; validated.
+    static func makeConfig(_ a: Arguments) throws -> ServiceConfig {
+        var c = ServiceConfig()
+        if let path = a.string("config") {
+            do { try c.apply(json: try readFile(path)) } catch let e as ConfigError {
+                throw CommandError.data("serve: \(path): \(e)")
+            }
+        }
+        if let v = a.string("bind") { c.bindAddress = v }
+        c.ingestPort = UInt16(try a.int("ingest-port", default: Int(c.ingestPort), in: 0...65535))
+        c.feedPort = UInt16(try a.int("feed-port", default: Int(c.feedPort), in: 0...65535))
+        if let v = a.string("data-dir") { c.dataDirectory = v }
+        if !a.strings("site").isEmpty { c.sitePaths = a.strings("site") }
+        c.tagTimeout = try a.double("tag-timeout", default: c.tagTimeout, in: 0.1...86_400)
+        c.outputInterval = try a.double("output-interval", default: c.outputInterval, in: 0...3600)
+        if a.flag("no-bias-learning") { c.learnBias = false }
+        c.feedQueueLines = try a.int("feed-queue", default: c.feedQueueLines, in: 16...10_000_000)
+        if let v = a.string("overflow") {
+            guard let p = OverflowPolicy(rawValue: v) else {
+                throw CommandError.usage("serve: --overflow must be drop-oldest or disconnect, got '\(v)'")
+            }
+            c.overflow = p
+        }
+        c.subscriptionWait = try a.double("subscription-wait", default: c.subscriptionWait, in: 0...60)
+        if a.flag("record-measurements") { c.recordMeasurements = true }
+        do { try c.validate() } catch { throw CommandError.usage("serve: \(error)") }
+        return c
+    }
+
+    static func logLevel(_ s: String) throws -> Logger.Level {
+        switch s {
+        case "debug": .debug
+        case "info": .info
+        case "warn", "warning": .warning
+        case "error": .error
+        default: throw CommandError.usage("serve: --log-level must be debug, info, warn or error, got '\(s)'")
+        }
     }
 }

@@ -1,0 +1,71 @@
+/// One feed connection, owned by the event loop (never touched by another thread).
+final class FeedClient {
+    /// Where the client is in its life.
+    enum Phase: Equatable {
+        /// Connected; waits for a subscription line until `deadline` (monotonic ns).
+        case awaitingSubscription(deadline: Int64)
+        /// Receiving live lines.
+        case active
+        /// Sends what is queued, then closes (after a `#stats` request or a refused subscription).
+        case closingAfterFlush
+    }
+
+    let id: UInt64
+    let socket: Socket
+    var phase: Phase
+    var subscription = Subscription.all
+    var queue = FeedQueue()
+    /// Lines queued by the snapshot, allowed on top of the queue limit.
+    var snapshotAllowance = 0
+    /// Bytes of the client's request line, until its newline.
+    var input: [UInt8] = []
+    /// True while write interest is registered (the socket was full).
+    var waitingForWritable = false
+    /// True when lines were queued since the last flush.
+    var dirty = false
+    /// Lines sent or queued, and dropped, for this client.
+    var linesQueued = 0
+    var linesDropped = 0
+
+    init(id: UInt64, socket: Socket, deadline: Int64) {
+        self.id = id
+        self.socket = socket
+        self.phase = .awaitingSubscription(deadline: deadline)
+    }
+
+    /// Queues a live line. - Returns: false when the queue is full and the policy is to disconnect.
+    func enqueue(_ line: [UInt8], limit: Int, policy: OverflowPolicy) -> Bool {
+        if queue.count >= limit + snapshotAllowance {
+            switch policy {
+            case .disconnect: return false
+            case .dropOldest:
+                queue.dropOldest()
+                linesDropped += 1
+                if snapshotAllowance > 0 { snapshotAllowance -= 1 }
+            }
+        }
+        queue.append(line)
+        linesQueued += 1
+        dirty = true
+        return true
+    }
+
+    /// Sends as much as the socket takes. - Returns: `.blocked` when the socket is full.
+    func flush() throws(SystemError) -> FlushOutcome {
+        dirty = false
+        while true {
+            let bytes = queue.pendingBytes()
+            if bytes.isEmpty { return .done }
+            let result = try Syscall.send(socket.fd, bytes)
+            switch result {
+            case .done(let n): queue.consumed(n)
+            case .wouldBlock: return .blocked
+            }
+        }
+    }
+}
+
+/// What a flush achieved.
+enum FlushOutcome {
+    case done, blocked
+}

@@ -1,0 +1,141 @@
+import Foundation
+public import Positioning
+
+/// The live service: TCP ingest, the live feed and the history sink around one positioning engine,
+/// all driven by one event-loop thread.
+///
+/// Lifecycle: `start()` binds the listeners and starts the loop; `shutdown()` stops accepting, commits
+/// the history, closes every connection and waits for the loop to end. Both may be called from any
+/// thread (not from the loop itself); `state` tells where the service is.
+public final class Service: @unchecked Sendable {
+    /// Where the service is in its life.
+    public enum State: Sendable, Equatable {
+        case initial, starting, running, shuttingDown, shutdown
+    }
+
+    public let config: ServiceConfig
+    public let logger: Logger
+    /// The sites served.
+    public let sites: [Site]
+    private let loop: ServiceLoop
+    /// Guards `_state`, `_ports` and `thread`; the loop's own state is confined to the loop thread.
+    private let lock = NSLock()
+    private var _state = State.initial
+    private var _ports: (ingest: UInt16, feed: UInt16) = (0, 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// - Parameters:
+    ///   - config: ports, limits, policies (the data directory is not used here; see `ServiceHost`).
+    ///   - sites: the site maps to position.
+    ///   - lastPositions: each tag's last known position, for the feed snapshot (from the store).
+    ///   - history: where positions (and recorded lines) go; nil for none.
+    ///   - logger: structured log lines.
+    public init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate] = [],
+                history: (any HistorySink)? = nil, logger: Logger = Logger()) throws {
+        self.config = config
+        self.logger = logger
+        self.sites = sites
+        loop = try ServiceLoop(config: config, sites: sites, lastPositions: lastPositions, history: history,
+                               logger: logger)
+    }
+
+    /// The current state.
+    public var state: State { lock.withLock { _state } }
+    /// The bound ingest port (the real one when the config asked for port 0); 0 before `start()`.
+    public var ingestPort: UInt16 { lock.withLock { _ports.ingest } }
+    /// The bound feed port; 0 before `start()`.
+    public var feedPort: UInt16 { lock.withLock { _ports.feed } }
+
+    /// Binds both ports and starts the event-loop thread.
+    /// - Throws: `SystemError` when a port cannot be bound (e.g. `EADDRINUSE`); the service is then shut down.
+    public func start() throws {
+        try lock.withLock {
+            guard _state == .initial else { throw SystemError("start (service already started)", code: EINVAL) }
+            _state = .starting
+        }
+        let ports: (UInt16, UInt16)
+        do {
+            ports = try loop.bind()
+        } catch {
+            lock.withLock { _state = .shutdown }
+            finished.signal()
+            throw error
+        }
+        let loop = self.loop
+        let thread = Thread { [self] in
+            loop.run()
+            lock.withLock { _state = .shutdown }
+            finished.signal()
+        }
+        thread.name = "sextant-loop"
+        thread.stackSize = 1 << 22
+        lock.withLock { _ports = ports; _state = .running }
+        logger.info("listening", ["bind": config.bindAddress, "ingest_port": ports.0, "feed_port": ports.1,
+                                  "sites": sites.map(\.id).joined(separator: ","),
+                                  "loopback_only": config.bindAddress.hasPrefix("127.") || config.bindAddress == "localhost"])
+        thread.start()
+    }
+
+    /// The counters, read on the loop thread (so they include every line processed so far).
+    /// After shutdown, the final counters.
+    public func stats() -> ServiceStats {
+        if state == .shutdown { return loop.stats() }
+        let box = StatsBox()
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in box.value = l.stats(); done.signal() }
+        if done.wait(timeout: .now() + 5) == .timedOut { return ServiceStats() }
+        return box.value
+    }
+
+    /// The last known position of every tag (read on the loop thread).
+    public func lastPositions() -> [PositionEstimate] {
+        guard state == .running else { return [] }
+        let box = PositionsBox()
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in box.value = Array(l.lastPositions.values); done.signal() }
+        _ = done.wait(timeout: .now() + 5)
+        return box.value
+    }
+
+    /// Stops accepting, drops ingest connections, commits the history (`close()` on the sink), flushes
+    /// and closes the feed clients, and waits until the loop thread has ended. Idempotent.
+    public func shutdown() {
+        let wasRunning: Bool = lock.withLock {
+            switch _state {
+            case .running:
+                _state = .shuttingDown
+                return true
+            case .initial:
+                _state = .shutdown
+                finished.signal()
+                return false
+            default:
+                return false
+            }
+        }
+        if wasRunning {
+            logger.info("shutting down")
+            loop.submit { $0.stopping = true }
+        }
+        waitUntilShutdown()
+    }
+
+    /// Blocks until the service has shut down (after `shutdown()`, from another thread).
+    /// - Parameter timeout: seconds to wait at most; nil: no limit.
+    /// - Returns: false when the timeout expired first.
+    @discardableResult
+    public func waitUntilShutdown(timeout: Double? = nil) -> Bool {
+        if let timeout {
+            guard finished.wait(timeout: .now() + timeout) == .success else { return false }
+        } else {
+            finished.wait()
+        }
+        finished.signal()   // let other waiters through
+        return true
+    }
+}
+
+/// Carries a value from the loop thread to a caller blocked on a semaphore (the semaphore orders the
+/// write before the read, which is why it may be `@unchecked Sendable`).
+private final class StatsBox: @unchecked Sendable { var value = ServiceStats() }
+private final class PositionsBox: @unchecked Sendable { var value: [PositionEstimate] = [] }

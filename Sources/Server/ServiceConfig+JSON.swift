@@ -1,0 +1,82 @@
+import Foundation
+
+extension ServiceConfig {
+    /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for
+    /// `bindAddress`, `sites` for `sitePaths`, `overflow` as `"drop-oldest"` or `"disconnect"`).
+    public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "sites", "tagTimeout",
+                                  "outputInterval", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
+                                  "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
+                                  "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay"]
+
+    /// Applies the settings of a JSON config file (an object; absent keys keep their value).
+    ///
+    ///     {"bind": "0.0.0.0", "ingestPort": 7400, "feedPort": 7401, "dataDirectory": "/var/lib/sextant",
+    ///      "sites": ["Sites"], "feedQueueLines": 65536, "overflow": "drop-oldest", "recordMeasurements": true}
+    ///
+    /// - Throws: `ConfigError` naming the key for an unknown key, a wrong type or a value out of range.
+    public mutating func apply(json: [UInt8]) throws(ConfigError) {
+        let object: [String: Any]
+        do {
+            guard let o = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
+                throw ConfigError(key: "(file)", message: "must hold a JSON object")
+            }
+            object = o
+        } catch let e as ConfigError {
+            throw e
+        } catch {
+            throw ConfigError(key: "(file)", message: "is not valid JSON (\(error.localizedDescription))")
+        }
+        for key in object.keys.sorted() where !Self.jsonKeys.contains(key) {
+            throw ConfigError(key: key, message: "is not a setting (known: \(Self.jsonKeys.joined(separator: ", ")))")
+        }
+        func number(_ key: String) throws(ConfigError) -> Double? {
+            guard let v = object[key] else { return nil }
+            if let d = v as? Double { return d }
+            if let i = v as? Int { return Double(i) }
+            throw ConfigError(key: key, message: "must be a number")
+        }
+        func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+            guard let d = try number(key) else { return nil }
+            guard d == d.rounded(), d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+                throw ConfigError(key: key, message: "must be an integer between \(range.lowerBound) and \(range.upperBound)")
+            }
+            return Int(d)
+        }
+        func string(_ key: String) throws(ConfigError) -> String? {
+            guard let v = object[key] else { return nil }
+            guard let s = v as? String else { throw ConfigError(key: key, message: "must be a string") }
+            return s
+        }
+        func bool(_ key: String) throws(ConfigError) -> Bool? {
+            guard let v = object[key] else { return nil }
+            guard let b = v as? Bool else { throw ConfigError(key: key, message: "must be true or false") }
+            return b
+        }
+        if let v = try string("bind") { bindAddress = v }
+        if let v = try integer("ingestPort", 0...65535) { ingestPort = UInt16(v) }
+        if let v = try integer("feedPort", 0...65535) { feedPort = UInt16(v) }
+        if let v = try string("dataDirectory") { dataDirectory = v }
+        if let v = object["sites"] {
+            guard let list = v as? [String] else { throw ConfigError(key: "sites", message: "must be a list of paths") }
+            sitePaths = list
+        }
+        if let v = try number("tagTimeout") { tagTimeout = v }
+        if let v = try number("outputInterval") { outputInterval = v }
+        if let v = try bool("learnBias") { learnBias = v }
+        if let v = try integer("feedQueueLines", 0...Int.max) { feedQueueLines = v }
+        if let v = try string("overflow") {
+            guard let p = OverflowPolicy(rawValue: v) else {
+                throw ConfigError(key: "overflow", message: "must be \"drop-oldest\" or \"disconnect\", not \"\(v)\"")
+            }
+            overflow = p
+        }
+        if let v = try number("subscriptionWait") { subscriptionWait = v }
+        if let v = try bool("recordMeasurements") { recordMeasurements = v }
+        if let v = try integer("maxLineLength", 0...Int.max) { maxLineLength = v }
+        if let v = try number("rejectionRepliesPerSecond") { rejectionRepliesPerSecond = v }
+        if let v = try integer("rejectionReplyBuffer", 0...Int.max) { rejectionReplyBuffer = v }
+        if let v = try integer("historyBatchSize", 0...Int.max) { historyBatchSize = v }
+        if let v = try number("historyMaxDelay") { historyMaxDelay = v }
+        try validate()
+    }
+}

@@ -1,0 +1,88 @@
+public import Positioning
+
+/// What a feed client's full queue does with the next line.
+public enum OverflowPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Drop the oldest queued lines; the client then reads `# dropped N lines` where they were.
+    case dropOldest = "drop-oldest"
+    /// Close the connection (the client reconnects and gets a fresh snapshot).
+    case disconnect
+}
+
+/// The settings of `sextant serve`. Every field has a documented default; times in seconds.
+public struct ServiceConfig: Sendable, Equatable {
+    /// IPv4 address the listeners bind to. Default `127.0.0.1`: loopback only; `0.0.0.0` for every interface.
+    public var bindAddress = "127.0.0.1"
+    /// TCP port gateways send ingest lines to (default 7400; 0: any free port).
+    public var ingestPort: UInt16 = 7400
+    /// TCP port dashboards read the feed from (default 7401; 0: any free port).
+    public var feedPort: UInt16 = 7401
+    /// Directory of the SQLite database (`sextant.sqlite`), created if needed (default `./sextant-data`).
+    public var dataDirectory = "./sextant-data"
+    /// Site files, or directories of `*.json` site files, imported at start. Empty: `Sites/` when it exists.
+    public var sitePaths: [String] = []
+    /// A tag with no measurement for this long is removed (default 10 s).
+    public var tagTimeout: Double = 10
+    /// At most one output line per tag per interval (default 0.1 s).
+    public var outputInterval: Double = 0.1
+    /// Learn anchor range biases online (default true).
+    public var learnBias = true
+    /// Lines a feed client may have queued before `overflow` applies (default 65,536).
+    public var feedQueueLines = 65_536
+    /// What a full feed queue does (default drop-oldest).
+    public var overflow = OverflowPolicy.dropOldest
+    /// How long a new feed client may take to send its subscription line (default 0.2 s); after that it
+    /// gets everything.
+    public var subscriptionWait: Double = 0.2
+    /// Also store every accepted raw ingest line, so a period can be replayed (default false).
+    public var recordMeasurements = false
+    /// Longest ingest line, bytes (default 65,536); longer lines are rejected as `line_too_long`.
+    public var maxLineLength = 65_536
+    /// At most this many `# rejected line N: …` replies per second per ingest connection (default 20);
+    /// the others are counted, and summarised in the next reply.
+    public var rejectionRepliesPerSecond: Double = 20
+    /// Bytes of replies kept for an ingest connection that does not read them (default 16 KiB).
+    public var rejectionReplyBuffer = 16_384
+    /// Rows per SQLite transaction of the history writer (default 4096).
+    public var historyBatchSize = 4096
+    /// Longest time a position waits before its batch is committed (default 0.2 s).
+    public var historyMaxDelay: Double = 0.2
+
+    public init() {}
+
+    /// The engine settings these options imply.
+    public var engine: EngineConfig {
+        var c = EngineConfig()
+        c.tagTimeout = tagTimeout
+        c.outputInterval = outputInterval
+        c.learnBias = learnBias
+        return c
+    }
+
+    /// Checks ranges; the message names the setting.
+    public func validate() throws(ConfigError) {
+        func check(_ ok: Bool, _ key: String, _ message: String) throws(ConfigError) {
+            if !ok { throw ConfigError(key: key, message: message) }
+        }
+        try check(tagTimeout >= 0.1 && tagTimeout <= 86_400, "tagTimeout", "must be between 0.1 and 86400 seconds")
+        try check(outputInterval >= 0 && outputInterval <= 3600, "outputInterval", "must be between 0 and 3600 seconds")
+        try check(feedQueueLines >= 16 && feedQueueLines <= 10_000_000, "feedQueueLines", "must be between 16 and 10000000")
+        try check(subscriptionWait >= 0 && subscriptionWait <= 60, "subscriptionWait", "must be between 0 and 60 seconds")
+        try check(maxLineLength >= 256 && maxLineLength <= 16 << 20, "maxLineLength", "must be between 256 and 16777216 bytes")
+        try check(rejectionRepliesPerSecond >= 0, "rejectionRepliesPerSecond", "must not be negative")
+        try check(historyBatchSize >= 1, "historyBatchSize", "must be at least 1")
+        try check(historyMaxDelay > 0 && historyMaxDelay <= 60, "historyMaxDelay", "must be between 0 and 60 seconds")
+        try check(!dataDirectory.isEmpty, "dataDirectory", "must not be empty")
+        do { _ = try Socket.address(host: bindAddress, port: 0) } catch {
+            throw ConfigError(key: "bind", message: "'\(bindAddress)' is not an IPv4 address")
+        }
+    }
+}
+
+/// A configuration value that is missing, of the wrong type or out of range.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The setting, as named in the JSON file (e.g. `feedQueueLines`).
+    public var key: String
+    public var message: String
+    public init(key: String, message: String) { self.key = key; self.message = message }
+    public var description: String { "'\(key)' \(message)" }
+}

@@ -1,0 +1,160 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Positioning
+import Wire
+
+/// Feed connections: accept, the subscription line, the snapshot, `#stats`, flushing.
+extension ServiceLoop {
+    /// Longest request line a feed client may send, bytes.
+    static let maxRequestLine = 4096
+
+    func acceptFeed() {
+        guard let listener = feedListener else { return }
+        for _ in 0..<64 {
+            let fd: Int32
+            do {
+                guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
+                fd = accepted
+            } catch {
+                logger.error("accept failed on the feed port", ["error": error])
+                return
+            }
+            try? Syscall.setNoDelay(fd)
+            let token = nextToken
+            nextToken += 1
+            let deadline = ServiceClock.monotonicNow() + Int64(config.subscriptionWait * 1e9)
+            let client = FeedClient(id: token, socket: Socket(fd: fd), deadline: deadline)
+            do { try poller.register(fd, token: token) } catch {
+                logger.error("cannot watch a feed connection", ["error": error])
+                continue
+            }
+            feeds[token] = client
+            awaitingFeeds.append(client)
+            feedTotal += 1
+            logger.info("feed client connected", ["conn": token, "peer": Syscall.peerName(fd)])
+        }
+    }
+
+    func feedEvent(_ c: FeedClient, events: UInt32) {
+        if events & Poller.writable != 0 { flushFeed(c) }
+        guard feeds[c.id] != nil, c.phase != .closingAfterFlush,
+              events & (Poller.readable | Poller.hangup) != 0 else { return }
+        let result: IOResult<Int>
+        do { result = try Syscall.read(c.socket.fd, readBuffer) } catch {
+            closeFeed(c)
+            return
+        }
+        switch result {
+        case .wouldBlock: return
+        case .done(0): closeFeed(c)
+        case .done(let n): request(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: c)
+        }
+    }
+
+    /// Handles what a feed client sent: its subscription line first, then `#stats` requests.
+    private func request(_ bytes: UnsafeRawBufferPointer, from c: FeedClient) {
+        for byte in bytes {
+            guard c.phase != .closingAfterFlush else { return }
+            if byte != UInt8(ascii: "\n") {
+                guard c.input.count < Self.maxRequestLine else {
+                    refuse(c, "request line longer than \(Self.maxRequestLine) bytes")
+                    return
+                }
+                c.input.append(byte)
+                continue
+            }
+            let line = String(decoding: c.input, as: UTF8.self).trimmingCharacters(in: [" ", "\t", "\r"])
+            c.input.removeAll(keepingCapacity: true)
+            requestLine(line, from: c)
+        }
+    }
+
+    private func requestLine(_ line: String, from c: FeedClient) {
+        if line.hasPrefix("#stats") {
+            let text = line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
+                ? stats().lineProtocol(time: ServiceClock.wallNow())
+                : stats().commentLines
+            if case .awaitingSubscription = c.phase {
+                reply(c, text, thenClose: true)
+            } else {
+                reply(c, text, thenClose: false)
+            }
+            return
+        }
+        guard case .awaitingSubscription = c.phase else { return }   // later lines are ignored
+        do {
+            activate(c, try Subscription.parse(line))
+        } catch {
+            refuse(c, error.message)
+        }
+    }
+
+    /// Starts the live feed for a client: queues the last position of every selected tag.
+    func activate(_ c: FeedClient, _ subscription: Subscription) {
+        awaitingFeeds.removeAll { $0 === c }
+        c.subscription = subscription
+        c.phase = .active
+        activeFeeds.append(c)
+        var count = 0
+        if subscription.kinds?.contains(.position) ?? true {
+            let keys = lastPositions.keys.sorted { ($0.site, $0.tag) < ($1.site, $1.tag) }
+            for key in keys where subscription.matches(site: key.site, tag: key.tag, kind: .position) {
+                var bytes: [UInt8] = []
+                if OutputEncoder.append(.position(lastPositions[key]!), to: &bytes) {
+                    c.queue.append(bytes)
+                    count += 1
+                }
+            }
+        }
+        c.snapshotAllowance = count
+        if !c.dirty { c.dirty = true; dirtyFeeds.append(c) }
+        logger.info("feed client subscribed", ["conn": c.id, "snapshot": count,
+                                               "sites": subscription.sites.map { $0.sorted().joined(separator: ",") } ?? "*",
+                                               "tags": subscription.tags.map { $0.sorted().joined(separator: ",") } ?? "*"])
+    }
+
+    /// Sends `# error: …` and closes after flushing.
+    private func refuse(_ c: FeedClient, _ message: String) {
+        reply(c, "# error: \(message)\n", thenClose: true)
+    }
+
+    /// Queues text for a client outside the line limit; with `thenClose`, closes once it is sent.
+    private func reply(_ c: FeedClient, _ text: String, thenClose: Bool) {
+        c.queue.append(Array(text.utf8))
+        c.snapshotAllowance += 1
+        if thenClose {
+            awaitingFeeds.removeAll { $0 === c }
+            activeFeeds.removeAll { $0 === c }
+            c.phase = .closingAfterFlush
+        }
+        flushFeed(c)
+    }
+
+    /// Sends what a client has queued; watches for writability while its socket is full.
+    func flushFeed(_ c: FeedClient) {
+        do {
+            let blocked = try c.flush() == .blocked
+            if !blocked && c.phase == .closingAfterFlush {
+                closeFeed(c)
+                return
+            }
+            let readable = c.phase != .closingAfterFlush
+            if blocked != c.waitingForWritable || !readable {
+                try poller.modify(c.socket.fd, token: c.id, writable: blocked, readable: readable)
+                c.waitingForWritable = blocked
+            }
+        } catch {
+            closeFeed(c)
+        }
+    }
+
+    func closeFeed(_ c: FeedClient) {
+        guard feeds.removeValue(forKey: c.id) != nil else { return }
+        activeFeeds.removeAll { $0 === c }
+        awaitingFeeds.removeAll { $0 === c }
+        poller.remove(c.socket.fd)
+        c.socket.close()
+        logger.info("feed client disconnected", ["conn": c.id, "queued": c.linesQueued, "dropped": c.linesDropped])
+    }
+}

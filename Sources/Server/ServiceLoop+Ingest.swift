@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Positioning
+import Wire
+import Pipeline
+
+/// Ingest connections: accept, read, split, decode, position, route; replies to rejected lines.
+extension ServiceLoop {
+    func acceptIngest() {
+        guard let listener = ingestListener else { return }
+        for _ in 0..<64 {
+            let fd: Int32
+            do {
+                guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
+                fd = accepted
+            } catch {
+                logger.error("accept failed on the ingest port", ["error": error])
+                return
+            }
+            let socket = Socket(fd: fd)
+            let token = nextToken
+            nextToken += 1
+            let session = IngestSession(id: token, socket: socket, peer: Syscall.peerName(fd),
+                                        maxLineLength: config.maxLineLength,
+                                        repliesPerSecond: config.rejectionRepliesPerSecond,
+                                        replyBuffer: config.rejectionReplyBuffer, now: ServiceClock.monotonicNow())
+            do { try poller.register(fd, token: token) } catch {
+                logger.error("cannot watch an ingest connection", ["error": error])
+                continue
+            }
+            sessions[token] = session
+            ingestTotal += 1
+            logger.info("gateway connected", ["conn": token, "peer": session.peer])
+        }
+    }
+
+    func ingestEvent(_ s: IngestSession, events: UInt32) {
+        if events & Poller.writable != 0 { flushReplies(s) }
+        guard sessions[s.id] != nil, events & (Poller.readable | Poller.hangup) != 0 else { return }
+        let result: IOResult<Int>
+        do {
+            result = try Syscall.read(s.socket.fd, readBuffer)
+        } catch {
+            closeIngest(s, reason: "\(error)")
+            return
+        }
+        switch result {
+        case .wouldBlock: return
+        case .done(0): closeIngest(s, reason: "closed by peer")
+        case .done(let n): ingest(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: s)
+        }
+    }
+
+    /// Splits, decodes and positions one chunk from a gateway. Lines without a timestamp get the
+    /// receive time, read once per chunk.
+    func ingest(_ chunk: UnsafeRawBufferPointer, from s: IngestSession) {
+        let policy = TimestampPolicy.defaultTo(ServiceClock.wallNow())
+        let monotonic = ServiceClock.monotonicNow()
+        let limit = config.maxLineLength
+        let record = config.recordMeasurements ? history : nil
+        var applied = false
+        s.splitter.feed(chunk) { piece in
+            linesIn += 1
+            let result = pipeline.process(piece, timestamps: policy, maxLineLength: limit) { route($0) }
+            switch result {
+            case .failure(let r):
+                s.reject(r, now: monotonic)
+            case .success(let event?):
+                applied = true
+                if lastEventTime.map({ event.time > $0 }) ?? true { lastEventTime = event.time }
+                if let record, case .line(_, let bytes) = piece {
+                    record.append(measurementLine: Self.lineWithTimestamp(bytes, event.time), site: event.site,
+                                  time: event.time)
+                }
+            case .success(nil):
+                break
+            }
+        }
+        if applied { lastEventMonotonic = monotonic }
+        if s.hasReply { flushReplies(s) }
+    }
+
+    /// The line as recorded: as received, with ` time` appended when it had no timestamp.
+    static func lineWithTimestamp(_ bytes: UnsafeRawBufferPointer, _ time: Nanoseconds) -> [UInt8] {
+        var line = Array(bytes)
+        while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") { line.removeLast() }
+        let digits = Array(String(time).utf8)
+        let hasTimestamp = line.count > digits.count && line.suffix(digits.count).elementsEqual(digits)
+            && line[line.count - digits.count - 1] == UInt8(ascii: " ")
+        if !hasTimestamp { line.append(UInt8(ascii: " ")); line.append(contentsOf: digits) }
+        return line
+    }
+
+    /// Sends an engine output to the history (positions) and to every matching feed client, encoding
+    /// the line once.
+    func route(_ output: Output) {
+        let site: String, tag: String, kind: Subscription.Kind
+        switch output {
+        case .position(let p):
+            site = p.site; tag = p.tag; kind = .position
+            lastPositions[TagKey(site: p.site, tag: p.tag)] = p
+            history?.append(p)
+        case .proximity(let s, let t, _, _, _, _):
+            site = s; tag = t; kind = .proximity
+        case .removed(let s, let t, _, _):
+            site = s; tag = t; kind = .removed
+        }
+        guard !activeFeeds.isEmpty else { return }
+        var line: [UInt8]?
+        for c in activeFeeds where c.subscription.matches(site: site, tag: tag, kind: kind) {
+            if line == nil {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(240)
+                guard OutputEncoder.append(output, to: &bytes) else { return }
+                line = bytes
+            }
+            queue(line!, to: c)
+        }
+    }
+
+    /// Queues a line for a client under the overflow policy, and marks the client for flushing.
+    func queue(_ line: [UInt8], to c: FeedClient) {
+        if !c.dirty { dirtyFeeds.append(c) }
+        let dropped = c.linesDropped
+        if c.enqueue(line, limit: config.feedQueueLines, policy: config.overflow) {
+            feedLinesQueued += 1
+            feedLinesDropped += c.linesDropped - dropped
+        } else if !overflowed.contains(where: { $0 === c }) {
+            overflowed.append(c)
+        }
+    }
+
+    func flushReplies(_ s: IngestSession) {
+        do {
+            let blocked = try s.flushReplies() == .blocked
+            if blocked != s.waitingForWritable {
+                try poller.modify(s.socket.fd, token: s.id, writable: blocked)
+                s.waitingForWritable = blocked
+            }
+        } catch {
+            closeIngest(s, reason: "\(error)")
+        }
+    }
+
+    /// Closes a gateway connection; a partial last line is dropped (and counted).
+    func closeIngest(_ s: IngestSession, reason: String) {
+        guard sessions.removeValue(forKey: s.id) != nil else { return }
+        if s.splitter.discardPartialLine() { partialLinesDropped += 1 }
+        poller.remove(s.socket.fd)
+        s.socket.close()
+        logger.info("gateway disconnected", ["conn": s.id, "peer": s.peer, "reason": reason, "lines": s.linesIn,
+                                             "rejected": s.rejections.total])
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import Positioning
+import Wire
+import Pipeline
+
+/// The site and tag of a last known position.
+struct TagKey: Hashable {
+    var site: String
+    var tag: String
+}
+
+/// The event loop of the service: one thread polling both listeners, every connection and
+/// a wake-up pipe. Ingest bytes are split, decoded and positioned here; outputs are encoded once and
+/// queued for the matching feed clients and the history sink.
+///
+/// Threading invariant: everything here is touched only on the loop thread (the `Thread` that calls
+/// `run()`), except `commands`, guarded by `commandLock`, and `poller.wake()`. That is why the class
+/// may be `@unchecked Sendable`: other threads reach its state only through `submit(_:)`.
+final class ServiceLoop: @unchecked Sendable {
+    static let ingestToken: UInt64 = 1
+    static let feedToken: UInt64 = 2
+
+    let config: ServiceConfig
+    let logger: Logger
+    let poller: Poller
+    var ingestListener: Socket?
+    var feedListener: Socket?
+    var pipeline: Pipeline
+    let history: (any HistorySink)?
+    var sessions: [UInt64: IngestSession] = [:]
+    var feeds: [UInt64: FeedClient] = [:]
+    /// Clients receiving live lines, in connection order.
+    var activeFeeds: [FeedClient] = []
+    /// Clients waiting for their subscription line.
+    var awaitingFeeds: [FeedClient] = []
+    /// Clients with newly queued lines, flushed at the end of each loop turn.
+    var dirtyFeeds: [FeedClient] = []
+    /// Clients whose queue overflowed under the `disconnect` policy, closed at the end of the turn.
+    var overflowed: [FeedClient] = []
+    /// The last position of every tag seen (reloaded from the store at start).
+    var lastPositions: [TagKey: PositionEstimate] = [:]
+    var nextToken: UInt64 = 3
+    /// Counters not kept by the pipeline.
+    var linesIn = 0
+    var partialLinesDropped = 0
+    var ingestTotal = 0
+    var feedTotal = 0
+    var feedLinesQueued = 0
+    var feedLinesDropped = 0
+    var feedDisconnected = 0
+    /// The newest event time applied, and the monotonic time it was applied (for the idle sweep).
+    var lastEventTime: Nanoseconds?
+    var lastEventMonotonic: Int64 = 0
+    var lastSweep: Int64 = 0
+    let startedMonotonic = ServiceClock.monotonicNow()
+    /// One read buffer for every connection (the loop reads one connection at a time).
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    var stopping = false
+
+    private let commandLock = NSLock()
+    private var commands: [@Sendable (ServiceLoop) -> Void] = []
+
+    init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate], history: (any HistorySink)?,
+         logger: Logger) throws(SystemError) {
+        self.config = config
+        self.logger = logger
+        self.history = history
+        poller = try Poller()
+        pipeline = Pipeline(sites: sites, config: config.engine, timestamps: .requireTimestamp,
+                            maxLineLength: config.maxLineLength)
+        for p in lastPositions { self.lastPositions[TagKey(site: p.site, tag: p.tag)] = p }
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    /// Binds both listeners and registers them. - Returns: the bound ports (ingest, feed).
+    func bind() throws(SystemError) -> (UInt16, UInt16) {
+        let i = try Socket.listen(host: config.bindAddress, port: config.ingestPort)
+        let f = try Socket.listen(host: config.bindAddress, port: config.feedPort)
+        try poller.register(i.fd, token: Self.ingestToken)
+        try poller.register(f.fd, token: Self.feedToken)
+        ingestListener = i
+        feedListener = f
+        return (try i.localPort(), try f.localPort())
+    }
+
+    /// Runs `body` on the loop thread at the start of its next turn. Any thread.
+    func submit(_ body: @escaping @Sendable (ServiceLoop) -> Void) {
+        commandLock.lock()
+        commands.append(body)
+        commandLock.unlock()
+        poller.wake()
+    }
+
+    /// The loop: runs until a command sets `stopping`, then closes everything (see `finish()`).
+    func run() {
+        while !stopping {
+            let timeout = nextTimeoutMilliseconds()
+            do {
+                try poller.wait(timeoutMilliseconds: timeout) { token, events in handle(token: token, events: events) }
+            } catch {
+                logger.error("poll failed; stopping", ["error": error])
+                stopping = true
+            }
+            runCommands()
+            timers()
+            endOfTurn()
+        }
+        finish()
+    }
+
+    private func runCommands() {
+        commandLock.lock()
+        let pending = commands
+        commands.removeAll()
+        commandLock.unlock()
+        for c in pending { c(self) }
+    }
+
+    private func handle(token: UInt64, events: UInt32) {
+        switch token {
+        case Poller.wakeToken: break
+        case Self.ingestToken: acceptIngest()
+        case Self.feedToken: acceptFeed()
+        default:
+            if let s = sessions[token] {
+                ingestEvent(s, events: events)
+            } else if let c = feeds[token] {
+                feedEvent(c, events: events)
+            }
+        }
+    }
+
+    /// Milliseconds until the next timer: a subscription deadline or the once-a-second sweep.
+    private func nextTimeoutMilliseconds() -> Int32 {
+        let now = ServiceClock.monotonicNow()
+        var next = lastSweep + 1_000_000_000
+        for c in awaitingFeeds {
+            if case .awaitingSubscription(let d) = c.phase { next = min(next, d) }
+        }
+        return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
+    }
+
+    private func timers() {
+        let now = ServiceClock.monotonicNow()
+        if !awaitingFeeds.isEmpty {
+            for c in awaitingFeeds {
+                if case .awaitingSubscription(let d) = c.phase, d <= now { activate(c, .all) }
+            }
+        }
+        if now - lastSweep >= 1_000_000_000 {
+            lastSweep = now
+            idleSweep(now: now)
+        }
+    }
+
+    /// When the stream has been quiet for a second, advances the engine by the time that passed since
+    /// its newest event, so silent tags are removed even when no line arrives.
+    private func idleSweep(now: Int64) {
+        guard let t = lastEventTime, now - lastEventMonotonic >= 1_000_000_000 else { return }
+        pipeline.advance(to: t + (now - lastEventMonotonic)) { route($0) }
+    }
+
+    /// Flushes the feed clients that got lines and the ingest replies, closes overflowed clients.
+    func endOfTurn() {
+        if !overflowed.isEmpty {
+            for c in overflowed where feeds[c.id] != nil {
+                feedDisconnected += 1
+                logger.warning("feed client too slow; disconnected", ["client": c.id, "queued": c.queue.count])
+                closeFeed(c)
+            }
+            overflowed.removeAll()
+        }
+        if !dirtyFeeds.isEmpty {
+            let list = dirtyFeeds
+            dirtyFeeds.removeAll(keepingCapacity: true)
+            for c in list where feeds[c.id] != nil { flushFeed(c) }
+        }
+    }
+
+    /// The counters now.
+    func stats() -> ServiceStats {
+        var s = ServiceStats()
+        s.linesIn = linesIn
+        s.eventsApplied = pipeline.eventsApplied
+        s.rejected = pipeline.rejections.counts
+        s.positionsOut = pipeline.positionsOut
+        s.proximityOut = pipeline.proximityOut
+        s.removedOut = pipeline.removedOut
+        s.partialLinesDropped = partialLinesDropped
+        s.ingestConnections = sessions.count
+        s.ingestConnectionsTotal = ingestTotal
+        s.feedClients = feeds.count
+        s.feedClientsTotal = feedTotal
+        s.feedLinesQueued = feedLinesQueued
+        s.feedLinesDropped = feedLinesDropped
+        s.feedClientsDisconnected = feedDisconnected
+        s.tags = pipeline.engine.tagCount
+        s.sites = pipeline.engine.trackers.count
+        if let h = history?.sinkStats {
+            s.historyRowsWritten = h.rowsWritten
+            s.historyPending = h.pending
+            s.historyDropped = h.dropped
+            s.historyError = h.lastError
+        }
+        s.uptimeSeconds = Double(ServiceClock.monotonicNow() - startedMonotonic) * 1e-9
+        return s
+    }
+
+    /// After the loop: stop accepting, drop ingest connections, commit the history, flush and close the
+    /// feed clients (waiting at most half a second for slow readers).
+    private func finish() {
+        for l in [ingestListener, feedListener].compactMap({ $0 }) { poller.remove(l.fd); l.close() }
+        ingestListener = nil
+        feedListener = nil
+        for s in Array(sessions.values) { closeIngest(s, reason: "shutdown") }
+        if let history {
+            let rows = history.flush()
+            history.close()
+            logger.info("history committed", ["rows": rows])
+        }
+        let deadline = ServiceClock.monotonicNow() + 500_000_000
+        var open = Array(feeds.values)
+        while !open.isEmpty && ServiceClock.monotonicNow() < deadline {
+            open = open.filter { c in ((try? c.flush()) ?? .done) == .blocked }
+            if !open.isEmpty { usleep(5_000) }
+        }
+        for c in Array(feeds.values) { closeFeed(c) }
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One TCP socket descriptor and its only owner: closed exactly once, in `close()` or `deinit`.
+///
+/// Threading: a `Socket` is used by one thread at a time (the event loop for the service's sockets,
+/// the caller's thread for a client socket); it is `@unchecked Sendable` only to be handed over once.
+public final class Socket: @unchecked Sendable {
+    /// The descriptor; -1 once closed.
+    public private(set) var fd: Int32
+
+    init(fd: Int32) { self.fd = fd }
+
+    deinit { if fd >= 0 { Syscall.close(fd) } }
+
+    /// Closes the descriptor now (idempotent).
+    public func close() {
+        if fd >= 0 { Syscall.close(fd) }
+        fd = -1
+    }
+
+    /// An IPv4 address from dotted text (`127.0.0.1`, `0.0.0.0`) and a port.
+    /// - Throws: `SystemError` with `EINVAL` when the text is not an IPv4 address.
+    static func address(host: String, port: UInt16) throws(SystemError) -> sockaddr_in {
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        let name = host == "localhost" ? "127.0.0.1" : host
+        guard inet_pton(AF_INET, name, &a.sin_addr) == 1 else { throw SystemError("inet_pton(\(host))", code: EINVAL) }
+        return a
+    }
+
+    /// A nonblocking listening socket on `host:port` (port 0: any free port; read it with `localPort`).
+    /// - Parameters:
+    ///   - host: an IPv4 address, e.g. `127.0.0.1` (loopback only) or `0.0.0.0` (every interface).
+    ///   - port: the TCP port, or 0.
+    ///   - backlog: the kernel's queue of connections not yet accepted.
+    public static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SystemError) -> Socket {
+        let s = Socket(fd: try Syscall.socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue)))
+        try Syscall.setNonblocking(s.fd)
+        try Syscall.setReuseAddress(s.fd)
+        try Syscall.bind(s.fd, try address(host: host, port: port))
+        try Syscall.listen(s.fd, backlog: backlog)
+        return s
+    }
+
+    /// A blocking client connection to `host:port` with `TCP_NODELAY` (for tests, `status`, the demo).
+    public static func connect(host: String, port: UInt16) throws(SystemError) -> Socket {
+        let s = Socket(fd: try Syscall.socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue)))
+        try Syscall.connect(s.fd, try address(host: host, port: port))
+        try? Syscall.setNoDelay(s.fd)
+        return s
+    }
+
+    /// The local port (after binding port 0).
+    public func localPort() throws(SystemError) -> UInt16 { try Syscall.localPort(fd) }
+
+    /// Sets a receive timeout on a blocking socket, so a client read cannot hang forever.
+    public func setReceiveTimeout(_ seconds: Double) {
+        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sets the kernel's receive buffer size in bytes (tests use a small one to stall a reader sooner).
+    public func setReceiveBufferSize(_ bytes: Int32) {
+        var v = bytes
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Blocking: writes all of `bytes`. - Throws: `SystemError` (e.g. `EPIPE` when the peer closed).
+    public func writeAll(_ bytes: [UInt8]) throws(SystemError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try writeAll(raw) } }.get()
+    }
+
+    /// Blocking: writes all of `bytes`.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            switch try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            case .done(let n): offset += n
+            case .wouldBlock: usleep(100)   // only for a nonblocking socket used as a client
+            }
+        }
+    }
+
+    /// Blocking (or with the receive timeout): reads what is available, up to `max` bytes.
+    /// - Returns: the bytes; empty at end of stream or when the timeout expired.
+    public func read(max: Int = 65536) throws(SystemError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: max)
+        let result = try buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemError) in try Syscall.read(fd, raw) }
+        }.get()
+        switch result {
+        case .done(let n): buffer.removeLast(max - n); return buffer
+        case .wouldBlock: return []
+        }
+    }
+
+    /// Half-closes the connection: the peer reads end of stream, this side can still read.
+    public func shutdownWrite() { Syscall.shutdownWrite(fd) }
+}

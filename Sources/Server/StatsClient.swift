@@ -1,0 +1,24 @@
+/// The client side of `#stats`: what `sextant status` and the tests use.
+public enum StatsClient {
+    /// Connects to a feed port, sends `#stats` (or `#stats lp`), and reads the reply until the service
+    /// closes the connection.
+    /// - Parameters:
+    ///   - host: IPv4 address of the service.
+    ///   - port: its feed port.
+    ///   - lineProtocol: ask for one `sextant_stats` line instead of `# key=value` lines.
+    ///   - timeout: seconds to wait for each read.
+    /// - Returns: the reply text.
+    public static func request(host: String, port: UInt16, lineProtocol: Bool = false,
+                               timeout: Double = 5) throws(SystemError) -> String {
+        let socket = try Socket.connect(host: host, port: port)
+        socket.setReceiveTimeout(timeout)
+        try socket.writeAll(Array((lineProtocol ? "#stats lp\n" : "#stats\n").utf8))
+        var reply: [UInt8] = []
+        while true {
+            let chunk = try socket.read()
+            if chunk.isEmpty { break }
+            reply += chunk
+        }
+        return String(decoding: reply, as: UTF8.self)
+    }
+}

@@ -1,0 +1,72 @@
+/// A feed client's choice of lines: sites, tags and line kinds (nil: all).
+///
+/// Syntax of the optional first line a feed client sends:
+///
+///     subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed]
+///
+/// Parts are separated by spaces, in any order; values by commas. A blank line, a bare `subscribe`, or
+/// nothing at all within the subscription wait means everything.
+public struct Subscription: Sendable, Equatable {
+    /// The kinds of feed line.
+    public enum Kind: String, Sendable, CaseIterable {
+        case position, proximity, removed
+    }
+
+    public var sites: Set<String>?
+    public var tags: Set<String>?
+    public var kinds: Set<Kind>?
+
+    /// Everything.
+    public static let all = Subscription()
+
+    public init(sites: Set<String>? = nil, tags: Set<String>? = nil, kinds: Set<Kind>? = nil) {
+        self.sites = sites; self.tags = tags; self.kinds = kinds
+    }
+
+    /// True when a line of `kind` about `tag` in `site` is selected.
+    @inline(__always)
+    public func matches(site: String, tag: String, kind: Kind) -> Bool {
+        (kinds?.contains(kind) ?? true) && (sites?.contains(site) ?? true) && (tags?.contains(tag) ?? true)
+    }
+
+    /// Parses a subscription line (without its newline; a trailing `\r` is ignored).
+    /// - Throws: `SubscriptionError` with a message to send back.
+    public static func parse(_ line: String) throws(SubscriptionError) -> Subscription {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        guard let first = words.first else { return .all }
+        guard first == "subscribe" else {
+            throw SubscriptionError(message: "expected 'subscribe [sites=a,b] [tags=T1,T2] [kinds=position,proximity,removed]', got '\(first)'")
+        }
+        var s = Subscription()
+        for word in words.dropFirst() {
+            guard let eq = word.firstIndex(of: "=") else {
+                throw SubscriptionError(message: "'\(word)' is not key=value")
+            }
+            let key = word[..<eq]
+            let values = word[word.index(after: eq)...].split(separator: ",").map(String.init)
+            guard !values.isEmpty else { throw SubscriptionError(message: "'\(key)' has no values") }
+            switch key {
+            case "sites", "site": s.sites = Set(values)
+            case "tags", "tag": s.tags = Set(values)
+            case "kinds", "kind":
+                var kinds = Set<Kind>()
+                for v in values {
+                    guard let k = Kind(rawValue: v) else {
+                        throw SubscriptionError(message: "unknown kind '\(v)' (expected position, proximity, removed)")
+                    }
+                    kinds.insert(k)
+                }
+                s.kinds = kinds
+            default:
+                throw SubscriptionError(message: "unknown key '\(key)' (expected sites, tags, kinds)")
+            }
+        }
+        return s
+    }
+}
+
+/// A subscription line that could not be read.
+public struct SubscriptionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,41 @@
+import Testing
+@testable import Server
+
+@Suite struct ConfigTests {
+    @Test func jsonOverridesDefaultsAndNamesBadKeys() throws {
+        var c = ServiceConfig()
+        try c.apply(json: Array(#"{"bind": "0.0.0.0", "ingestPort": 9000, "overflow": "disconnect", "recordMeasurements": true, "sites": ["a.json"]}"#.utf8))
+        #expect(c.bindAddress == "0.0.0.0")
+        #expect(c.ingestPort == 9000)
+        #expect(c.feedPort == 7401)
+        #expect(c.overflow == .disconnect)
+        #expect(c.recordMeasurements)
+        #expect(c.sitePaths == ["a.json"])
+        #expect(throws: ConfigError.self) { try c.apply(json: Array(#"{"ingestport": 1}"#.utf8)) }
+        #expect(throws: ConfigError.self) { try c.apply(json: Array(#"{"feedQueueLines": 2}"#.utf8)) }
+        #expect(throws: ConfigError.self) { try c.apply(json: Array(#"{"bind": "example.com"}"#.utf8)) }
+    }
+
+    @Test func subscriptionSyntax() throws {
+        #expect(try Subscription.parse("") == .all)
+        #expect(try Subscription.parse("subscribe") == .all)
+        let s = try Subscription.parse("subscribe sites=a,b tags=T1 kinds=position,removed\r")
+        #expect(s.sites == ["a", "b"])
+        #expect(s.tags == ["T1"])
+        #expect(s.kinds == [.position, .removed])
+        #expect(s.matches(site: "a", tag: "T1", kind: .removed))
+        #expect(!s.matches(site: "a", tag: "T1", kind: .proximity))
+        #expect(!s.matches(site: "c", tag: "T1", kind: .position))
+        #expect(throws: SubscriptionError.self) { try Subscription.parse("subscribe kinds=zone") }
+        #expect(throws: SubscriptionError.self) { try Subscription.parse("hello") }
+    }
+
+    @Test func feedQueueDropsOldestWholeLinesWithAMarker() {
+        var q = FeedQueue()
+        for i in 0..<10 { q.append(Array("line \(i)\n".utf8)) }
+        for _ in 0..<3 { q.dropOldest() }
+        let text = String(decoding: q.pendingBytes(), as: UTF8.self)
+        #expect(text.hasPrefix("# dropped 3 lines\nline 3\n"))
+        #expect(text.hasSuffix("line 9\n"))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import Positioning
+import Wire
+@testable import Server
+
+@Suite(.serialized) struct IngestTests {
+    /// Three lines sent in two writes, split at every byte boundary, each on its own connection, with a
+    /// pause between the writes so the service reads them separately: every line arrives whole.
+    @Test func linesSplitAtEveryByteBoundary() throws {
+        let t = try TestService()
+        defer { t.stop() }
+        let all = demoLines(tags: 1, seconds: 1)
+        var ends = all.indices.filter { all[$0] == 10 }
+        ends = Array(ends.prefix(3))
+        let stream = Array(all[...ends[2]])
+        for k in 1..<stream.count {
+            let g = try t.gateway()
+            try g.writeAll(Array(stream[..<k]))
+            usleep(300)
+            try g.writeAll(Array(stream[k...]))
+            g.close()
+        }
+        let splits = stream.count - 1
+        let s = t.waitFor { $0.linesIn >= 3 * splits && $0.ingestConnections == 0 }
+        #expect(s.linesIn == 3 * splits)
+        #expect(s.rejectedTotal == 0)
+        #expect(s.eventsApplied == 3 * splits)
+        #expect(s.partialLinesDropped == 0)
+        #expect(s.ingestConnectionsTotal == splits)
+    }
+
+    /// 16 gateways at once, each with its own tags: every line is counted and applied.
+    @Test func manyConcurrentGateways() throws {
+        let t = try TestService()
+        defer { t.stop() }
+        let streams = (0..<16).map { demoLines(tags: 2, seconds: 3, seed: UInt64($0), prefix: "G\($0)-") }
+        let expected = streams.reduce(0) { $0 + $1.filter { $0 == 10 }.count }
+        let port = t.service.ingestPort
+        DispatchQueue.concurrentPerform(iterations: streams.count) { i in
+            guard let g = try? Socket.connect(host: "127.0.0.1", port: port) else { return }
+            var offset = 0
+            while offset < streams[i].count {   // uneven chunks
+                let n = min(streams[i].count - offset, 1 + (offset * 7919 + i * 104_729) % 3000)
+                try? g.writeAll(Array(streams[i][offset..<(offset + n)]))
+                offset += n
+            }
+        }
+        let s = t.waitFor { $0.linesIn >= expected }
+        #expect(s.linesIn == expected)
+        #expect(s.eventsApplied == expected)
+        #expect(s.rejectedTotal == 0)
+        #expect(s.ingestConnectionsTotal == 16)
+        #expect(s.positionsOut > 0)
+    }
+
+    /// A gateway that disconnects mid-line loses that line only.
+    @Test func disconnectMidLineLosesOnlyThatLine() throws {
+        let t = try TestService()
+        defer { t.stop() }
+        let lines = demoLines(tags: 1, seconds: 1)
+        let second = lines.firstIndex(of: 10)! + 1
+        let g = try t.gateway()
+        try g.writeAll(Array(lines[..<(second + 20)]))
+        g.close()
+        let s = t.waitFor { $0.partialLinesDropped >= 1 }
+        #expect(s.linesIn == 1)
+        #expect(s.eventsApplied == 1)
+        #expect(s.partialLinesDropped == 1)
+    }
+
+    /// One bad line per reason: each reason's counter reaches 1, and the sender reads a
+    /// `# rejected line N: … [key]` reply for each. (`missing_timestamp` cannot happen live: a line
+    /// without timestamp gets the receive time, which the last line checks.)
+    @Test func everyRejectionReasonReachesTheCounters() throws {
+        let t = try TestService()
+        defer { t.stop() }
+        let ts = " 1700000000000000000"
+        let bad: [(String, String)] = [
+            ("malformed", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=" + ts),
+            ("line_too_long", "ranging,site=demo-warehouse,anchor=U1,tag=T1 x=\"" + String(repeating: "a", count: 70_000) + "\"" + ts),
+            ("unknown_measurement", "weather,site=demo-warehouse,tag=T1 temp=3" + ts),
+            ("missing_tag", "ranging,site=demo-warehouse,anchor=U1 distance=3" + ts),
+            ("missing_field", "motion,site=demo-warehouse,tag=T1 foo=1" + ts),
+            ("bad_field_type", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=\"far\"" + ts),
+            ("negative_distance", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=-1" + ts),
+            ("non_finite", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=1e999" + ts),
+            ("absurd_distance", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=5000" + ts),
+            ("bad_std", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3,std=0" + ts),
+            ("bad_angle", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3,azimuth=9" + ts),
+            ("direction_not_unit", "ranging,site=demo-warehouse,anchor=U1,tag=T1 dir_x=1,dir_y=1,dir_z=1" + ts),
+            ("no_measurement", "ranging,site=demo-warehouse,anchor=U1,tag=T1 std=0.1" + ts),
+            ("bad_value", "ranging,site=demo-warehouse,anchor=U1,tag=T1,tech=wifi distance=3" + ts),
+            ("unknown_site", "ranging,site=nowhere,anchor=U1,tag=T1 distance=3" + ts),
+            ("unknown_anchor", "ranging,site=demo-warehouse,anchor=Z9,tag=T1 distance=3" + ts),
+            ("unsupported_technology", "ranging,site=demo-warehouse,anchor=U1,tag=T1,tech=cs distance=3" + ts),
+        ]
+        let g = try t.gateway()
+        var text = bad.map { $0.1 + "\n" }.joined()
+        text += "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3\n"   // no timestamp: accepted
+        try g.writeAll(Array(text.utf8))
+        let s = t.waitFor { $0.linesIn >= bad.count + 1 }
+        for (key, _) in bad { #expect(s.rejected[key] == 1, "\(key)") }
+        #expect(s.rejectedTotal == bad.count)
+        #expect(s.eventsApplied == 1)
+        let keys = Set(RejectReason.allKeys + ["unknown_site", "unknown_anchor", "unsupported_technology"])
+        #expect(Set(bad.map(\.0)).union(["missing_timestamp"]) == keys)
+        let replies = LineReader(g).lines(timeout: 3) { $0.contains("[unsupported_technology]") }
+        #expect(replies.count == bad.count)
+        for (i, (key, _)) in bad.enumerated() {
+            #expect(replies.contains { $0.hasPrefix("# rejected line \(i + 1): ") && $0.hasSuffix("[\(key)]") }, "\(key)")
+        }
+    }
+
+    /// Replies are rate-limited: a burst of bad lines gives a bounded number of replies and a summary.
+    @Test func rejectionRepliesAreRateLimited() throws {
+        let t = try TestService { $0.rejectionRepliesPerSecond = 5 }
+        defer { t.stop() }
+        let g = try t.gateway()
+        try g.writeAll(Array(String(repeating: "garbage\n", count: 1000).utf8))
+        let s = t.waitFor { $0.linesIn >= 1000 }
+        #expect(s.rejected["malformed"] == 1000)
+        try g.writeAll(Array("still garbage\n".utf8))   // still within the same second: counted only
+        let replies = LineReader(g).lines(timeout: 0.5)
+        #expect(replies.count <= 6)
+        #expect(replies.count >= 5)
+    }
+}
