@@ -6,6 +6,9 @@ extension HistoryWriter {
     /// transaction, and repeats until `close()`. Rows of a batch that failed transiently stay in
     /// `batchPositions`/`batchLines` (thread-local) and go out with the next attempt.
     func run() {
+        // History may lag by a batch; the engine and the feed may not. On Linux the nice value is
+        // per thread, so this lowers only the writer's priority against the service loop.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         var batchPositions: [PositionEstimate] = []
         var batchLines: [PendingLine] = []
         condition.lock()
@@ -99,3 +102,7 @@ extension HistoryWriter {
         if !HistoryBatchWriter.isTransient(failure) { counters.droppedRows += positions + lines }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
