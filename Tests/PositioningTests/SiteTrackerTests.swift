@@ -92,6 +92,13 @@ func positions(_ outputs: [Output], after t: Double) -> [PositionEstimate] {
         #expect(still * 2 < moving, "stationary \(still) vs moving \(moving)")
     }
 
+    @Test func aMotionHintBeforeTheFirstRangeIsKept() throws {
+        var tracker = SiteTracker(site: testSite())
+        try tracker.handle(.motion(site: "hall", tag: "T1", state: .stationary, time: 0)) { _ in }
+        let out = feed(&tracker, seconds: 2, from: 0.01, path: { _ in Vec3(5, 5, 1) })
+        #expect(try #require(lastPosition(out)).motion == .stationary)
+    }
+
     @Test func oneAnchorWithoutDirectionGivesProximityNeverAPosition() {
         var tracker = SiteTracker(site: testSite())
         let out = feed(&tracker, seconds: 3, anchors: [2], path: { _ in Vec3(15, 8, 1) })

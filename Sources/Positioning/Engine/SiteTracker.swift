@@ -97,7 +97,9 @@ public struct SiteTracker: Sendable {
     // MARK: lifecycle
 
     mutating func handleMotion(tag: String, state: MotionState, time: Nanoseconds) {
-        guard var track = tracks[tag] else { return }
+        // A hint may come before the tag's first range (a gateway reports the accelerometer as soon
+        // as it hears the tag): it starts the track, so the hint is there when the ranges arrive.
+        var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time)
         let was = track.motion
         track.motion = state
         if was == .stationary, state != .stationary, track.filter != nil {
