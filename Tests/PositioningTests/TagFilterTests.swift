@@ -57,3 +57,25 @@ import Numerics
         }
     }
 }
+
+@Suite struct SmallInverseTests {
+    @Test func closedFormInverseMatchesLAPACK() {
+        var rng = SeededRandom(seed: 4)
+        for d in [2, 3] {
+            for _ in 0..<30 {
+                var m = InlineArray<9, Double>(repeating: 0)
+                var flat = [Double](repeating: 0, count: d * d)
+                for _ in 0..<6 {
+                    let g = (0..<3).map { _ in rng.nextGaussian() }
+                    for i in 0..<d { for j in 0..<d { m[i * 3 + j] += g[i] * g[j]; flat[i * d + j] += g[i] * g[j] } }
+                }
+                let inv = BiasLearner.inverse(m, d)!
+                let reference = LAPACK.inverseSPD(flat, n: d)!
+                // Well-conditioned random SPD matrices: agreement to 1e-9 relative.
+                for i in 0..<d { for j in 0..<d {
+                    #expect(abs(inv[i * 3 + j] - reference[i * d + j]) < 1e-9 * max(1, abs(reference[i * d + j])))
+                } }
+            }
+        }
+    }
+}

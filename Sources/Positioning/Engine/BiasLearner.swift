@@ -104,21 +104,43 @@ public struct BiasLearner: Sendable, Equatable {
     /// `W − W·H·(HᵀWH)⁻¹·Hᵀ·W` for the rows (k × k, row-major), which equals `Pᵀ·W·P`.
     private func weightedProjector(_ rows: [Row], _ w: [Double], _ d: Int) -> [Double] {
         let k = rows.count
-        var s = [Double](repeating: 0, count: d * d)
-        for (r, wr) in zip(rows, w) { for a in 0..<d { for b in 0..<d { s[a * d + b] += wr * r.g[a] * r.g[b] } } }
+        // S = HᵀWH (d × d, d ≤ 3), inverted in closed form (adjugate over determinant).
+        var s = InlineArray<9, Double>(repeating: 0)
+        for (r, wr) in zip(rows, w) { for a in 0..<d { for b in 0..<d { s[a * 3 + b] += wr * r.g[a] * r.g[b] } } }
         var out = [Double](repeating: 0, count: k * k)
         for i in 0..<k { out[i * k + i] = w[i] }
-        // Columns of S⁻¹·Hᵀ·W, one solve per row j.
-        for j in 0..<k {
-            let rhs = (0..<d).map { w[j] * rows[j].g[$0] }
-            guard let x = Cholesky.solve(s, rhs, n: d) else { return out }
-            for i in 0..<k {
+        guard let inv = Self.inverse(s, d) else { return out }
+        // out −= (WH)·S⁻¹·(WH)ᵀ, row by row: uᵢ = S⁻¹·wᵢgᵢ, then out[i][j] −= wⱼgⱼ·uᵢ.
+        for i in 0..<k {
+            var u = Vec3.zero
+            for a in 0..<d { var v = 0.0; for b in 0..<d { v += inv[a * 3 + b] * rows[i].g[b] }; u[a] = w[i] * v }
+            for j in 0..<k {
                 var hx = 0.0
-                for a in 0..<d { hx += rows[i].g[a] * x[a] }
-                out[i * k + j] -= w[i] * hx
+                for a in 0..<d { hx += rows[j].g[a] * u[a] }
+                out[i * k + j] -= w[j] * hx
             }
         }
         return out
+    }
+
+    /// The inverse of a symmetric 2×2 or 3×3 matrix (stored 3×3 row-major), or nil when singular.
+    static func inverse(_ m: InlineArray<9, Double>, _ d: Int) -> InlineArray<9, Double>? {
+        var r = InlineArray<9, Double>(repeating: 0)
+        if d == 2 {
+            let det = m[0] * m[4] - m[1] * m[3]
+            guard abs(det) > 1e-12 else { return nil }
+            r[0] = m[4] / det; r[1] = -m[1] / det; r[3] = -m[3] / det; r[4] = m[0] / det
+            return r
+        }
+        let c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8], c2 = m[3] * m[7] - m[4] * m[6]
+        let det = m[0] * c0 + m[1] * c1 + m[2] * c2
+        guard abs(det) > 1e-12 else { return nil }
+        r[0] = c0 / det; r[3] = c1 / det; r[6] = c2 / det
+        r[1] = (m[2] * m[7] - m[1] * m[8]) / det; r[4] = (m[0] * m[8] - m[2] * m[6]) / det
+        r[7] = (m[1] * m[6] - m[0] * m[7]) / det
+        r[2] = (m[1] * m[5] - m[2] * m[4]) / det; r[5] = (m[2] * m[3] - m[0] * m[5]) / det
+        r[8] = (m[0] * m[4] - m[1] * m[3]) / det
+        return r
     }
 
     /// Re-solves the biases from the accumulated information, and applies forgetting.

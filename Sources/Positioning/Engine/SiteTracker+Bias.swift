@@ -4,11 +4,10 @@ extension TrackerContext {
     /// Hands one tag's latest range residuals to the bias learner, at most once per
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        guard learner.enabled, let f = track.filter else { return }
         let interval = Nanoseconds(config.biasRoundInterval * 1e9)
-        guard track.lastBiasRound == .min || time - track.lastBiasRound >= interval else { return }
+        guard learner.enabled, track.lastBiasRound == .min || time - track.lastBiasRound >= interval,
+              let p = track.filter?.position else { return }
         let since = time - 2 * interval
-        let p = f.position
         // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
