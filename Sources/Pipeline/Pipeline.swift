@@ -18,6 +18,8 @@ public struct Pipeline: Sendable {
     public private(set) var positionsOut = 0
     public private(set) var proximityOut = 0
     public private(set) var removedOut = 0
+    /// Zone enter and exit lines.
+    public private(set) var zoneEventsOut = 0
     /// The first rejections, with line numbers, for a user to read (at most `keptRejectionMessages`).
     public private(set) var rejectionMessages: [String] = []
     public var keptRejectionMessages = 20
@@ -58,9 +60,10 @@ public struct Pipeline: Sendable {
     /// Applies one decoded event; each output goes to `emit` unencoded (the live service routes them).
     /// - Returns: the rejection when the engine refused the event (it is also counted here).
     public mutating func apply(_ event: Event, line: Int = 0, emit: (Output) -> Void) -> LineRejection? {
-        var counts = (positions: 0, proximity: 0, removed: 0)
+        var counts = (positions: 0, proximity: 0, removed: 0, zone: 0)
         defer {
             positionsOut += counts.positions; proximityOut += counts.proximity; removedOut += counts.removed
+            zoneEventsOut += counts.zone
         }
         do {
             try engine.handle(event) { o in
@@ -68,6 +71,7 @@ public struct Pipeline: Sendable {
                 case .position: counts.positions += 1
                 case .proximity: counts.proximity += 1
                 case .removed: counts.removed += 1
+                case .zone: counts.zone += 1
                 }
                 emit(o)
             }
@@ -109,6 +113,7 @@ public struct Pipeline: Sendable {
     public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
         engine.advance(to: now) { o in
             if case .removed = o { removedOut += 1 }
+            if case .zone = o { zoneEventsOut += 1 }
             emit(o)
         }
     }
@@ -129,7 +134,7 @@ public struct Pipeline: Sendable {
     /// A multi-line summary: lines read, outputs written, rejections by reason.
     public var summary: String {
         var s = "lines read: \(linesRead), events applied: \(eventsApplied)\n"
-        s += "positions: \(positionsOut), proximity: \(proximityOut), removed: \(removedOut)\n"
+        s += "positions: \(positionsOut), proximity: \(proximityOut), removed: \(removedOut), zone events: \(zoneEventsOut)\n"
         let rejected = rejections.counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }
         s += "rejected: \(rejections.total)"
         if !rejected.isEmpty { s += " (" + rejected.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }

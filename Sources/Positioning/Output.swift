@@ -36,4 +36,14 @@ public enum Output: Sendable, Equatable {
     /// "Distance only": the tag is measured but cannot be placed. `azimuth` in the anchor frame, radians.
     case proximity(site: String, tag: String, anchor: String, distance: Double, azimuth: Double?, time: Nanoseconds)
     case removed(site: String, tag: String, reason: RemovalReason, time: Nanoseconds)
+    /// The tag entered or left a zone of the site (see `EngineConfig.zoneSigmaK` for the hysteresis).
+    case zone(site: String, tag: String, zone: String, event: ZoneEvent, time: Nanoseconds)
+}
+
+/// A zone transition of a tag.
+public enum ZoneEvent: String, Sendable, Equatable, CaseIterable {
+    /// The tag is now inside the zone.
+    case enter
+    /// The tag is no longer inside the zone (it left, or it was removed while inside).
+    case exit
 }

@@ -1,6 +1,6 @@
 public import Positioning
 
-/// Where the service sends what it persists: produced positions, and raw ingest lines when recording.
+/// Where the service sends what it persists: produced positions, zone events, and raw ingest lines when recording.
 /// Implemented by Store's `HistoryWriter`; a seam so the service can run without history (benchmarks
 /// of the network alone) and tests can observe what it writes.
 ///
@@ -10,6 +10,8 @@ public protocol HistorySink: AnyObject, Sendable {
     func append(_ estimate: PositionEstimate)
     /// Queues one raw ingest line (as received, with a timestamp) of `site` at `time` (Unix ns).
     func append(measurementLine: [UInt8], site: String, time: Int64)
+    /// Queues one zone enter or exit of `tag` in `zone` of `site` at `time` (Unix ns).
+    func appendZoneEvent(site: String, tag: String, zone: String, event: ZoneEvent, time: Int64)
     /// Blocks until everything appended so far is committed. - Returns: rows committed so far.
     func flush() -> Int
     /// Flushes and stops; no call may follow.

@@ -92,8 +92,8 @@ extension ServiceLoop {
         return line
     }
 
-    /// Sends an engine output to the history (positions) and to every matching feed client, encoding
-    /// the line once.
+    /// Sends an engine output to the history (positions, zone events) and to every matching feed
+    /// client, encoding the line once.
     func route(_ output: Output) {
         let site: String, tag: String, kind: Subscription.Kind
         switch output {
@@ -105,6 +105,9 @@ extension ServiceLoop {
             site = s; tag = t; kind = .proximity
         case .removed(let s, let t, _, _):
             site = s; tag = t; kind = .removed
+        case .zone(let s, let t, let z, let event, let time):
+            site = s; tag = t; kind = .zone
+            history?.appendZoneEvent(site: s, tag: t, zone: z, event: event, time: time)
         }
         guard !activeFeeds.isEmpty else { return }
         var line: [UInt8]?

@@ -2,14 +2,14 @@
 ///
 /// Syntax of the optional first line a feed client sends:
 ///
-///     subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed]
+///     subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed,zone]
 ///
 /// Parts are separated by spaces, in any order; values by commas. A blank line, a bare `subscribe`, or
 /// nothing at all within the subscription wait means everything.
 public struct Subscription: Sendable, Equatable {
     /// The kinds of feed line.
     public enum Kind: String, Sendable, CaseIterable {
-        case position, proximity, removed
+        case position, proximity, removed, zone
     }
 
     public var sites: Set<String>?
@@ -35,7 +35,7 @@ public struct Subscription: Sendable, Equatable {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
         guard let first = words.first else { return .all }
         guard first == "subscribe" else {
-            throw SubscriptionError(message: "expected 'subscribe [sites=a,b] [tags=T1,T2] [kinds=position,proximity,removed]', got '\(first)'")
+            throw SubscriptionError(message: "expected 'subscribe [sites=a,b] [tags=T1,T2] [kinds=position,proximity,removed,zone]', got '\(first)'")
         }
         var s = Subscription()
         for word in words.dropFirst() {
@@ -52,7 +52,7 @@ public struct Subscription: Sendable, Equatable {
                 var kinds = Set<Kind>()
                 for v in values {
                     guard let k = Kind(rawValue: v) else {
-                        throw SubscriptionError(message: "unknown kind '\(v)' (expected position, proximity, removed)")
+                        throw SubscriptionError(message: "unknown kind '\(v)' (expected position, proximity, removed, zone)")
                     }
                     kinds.insert(k)
                 }

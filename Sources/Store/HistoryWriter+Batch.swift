@@ -1,10 +1,13 @@
 internal import Positioning
 
-/// A raw ingest line waiting to be recorded.
+/// A raw ingest line waiting to be recorded, or (when `zone` is set) a zone event, which shares the
+/// line queue so that it is batched, retried and flushed exactly like the lines.
 struct PendingLine: Sendable {
     var site: String
     var time: Int64
     var line: [UInt8]
+    /// For a zone event: (tag, zone, event); `line` is then empty.
+    var zone: (tag: String, zone: String, event: String)? = nil
 }
 
 /// A (site, tag) pair, the key of the tag dictionary.
@@ -104,6 +107,10 @@ final class HistoryBatchWriter {
         guard !lines.isEmpty else { return }
         let insert = try database.cachedStatement(sql: HistorySQL.insertMeasurement)
         for line in lines {
+            if let zone = line.zone {
+                try insertZoneEvent(site: line.site, time: line.time, zone, into: database)
+                continue
+            }
             try insert.bind(line.site, at: 1)
             try insert.bind(line.time, at: 2)
             try insert.bind(line.line, at: 3)

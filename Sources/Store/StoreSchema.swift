@@ -13,6 +13,8 @@
 ///   batch with the batch's newest row of each tag (older rows never overwrite newer ones).
 /// - `measurements(site, t_ns, line BLOB)`: raw ingest lines, when recording is on; a rowid table
 ///   (appends are cheap) with an index on `t_ns`, which grows at its right edge.
+/// - `zone_events(site, tag, zone, event, t_ns)`: zone enters and exits (`event` is `enter` or
+///   `exit`), indexed by (site, t_ns) for `sextant zones`.
 public enum StoreSchema {
     /// File name of the database inside a data directory.
     public static let fileName = "sextant.sqlite"
@@ -49,6 +51,15 @@ public enum StoreSchema {
                 t_ns INTEGER NOT NULL,
                 line BLOB NOT NULL);
             CREATE INDEX measurements_time ON measurements (t_ns);
+            """),
+        Migration(version: 5, name: "create zone_events", sql: """
+            CREATE TABLE zone_events (
+                site TEXT NOT NULL,
+                tag TEXT NOT NULL,
+                zone TEXT NOT NULL,
+                event TEXT NOT NULL,
+                t_ns INTEGER NOT NULL);
+            CREATE INDEX zone_events_site_time ON zone_events (site, t_ns);
             """),
     ]
 

@@ -6,6 +6,7 @@ internal import Numerics
 ///     position,site=S,tag=T x=..,y=..,z=..,vx=..,vy=..,vz=..,sigma=..,cxx=..,cxy=..,cyy=..[,cxz=..,cyz=..,czz=..],anchors=4i,motion="moving" TS
 ///     proximity,site=S,tag=T,anchor=A distance=..[,azimuth=..] TS
 ///     removed,site=S,tag=T reason="timeout" TS
+///     zone,site=S,tag=T,zone=Z event="enter"|"exit" TS
 ///
 /// Positions (m), velocities (m/s) and distances (m) have 4 decimals (0.1 mm); `sigma` (m) and the
 /// covariances (m²) 6 significant digits; azimuth (radians) 6 decimals. The 3-D covariance terms are
@@ -53,6 +54,17 @@ public enum OutputEncoder {
             buffer.appendTag("tag", tag)
             buffer.append(" reason=")
             buffer.appendQuoted(reason.rawValue)
+            buffer.appendTimestamp(time)
+            return true
+        case .zone(let site, let tag, let zone, let event, let time):
+            guard isRepresentableTagValue(site), isRepresentableTagValue(tag), isRepresentableTagValue(zone)
+            else { return false }
+            buffer.append("zone")
+            buffer.appendTag("site", site)
+            buffer.appendTag("tag", tag)
+            buffer.appendTag("zone", zone)
+            buffer.append(" event=")
+            buffer.appendQuoted(event.rawValue)
             buffer.appendTimestamp(time)
             return true
         }

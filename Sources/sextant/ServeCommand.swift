@@ -13,14 +13,15 @@ enum ServeCommand {
                   and answered on the same connection with '# rejected line N: reason [key]'.
           feed    TCP, default 127.0.0.1:7401. A dashboard connects and may send one line within
                   --subscription-wait:
-                      subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed]
+                      subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed,zone]
                   (nothing, or a blank line: everything). It gets the last known position of every
-                  selected tag, then the live position, proximity and removed lines (InfluxDB line
-                  protocol). '#stats' as the first line returns the counters as '# key=value' lines
+                  selected tag, then the live position, proximity, removed and zone lines (InfluxDB
+                  line protocol). '#stats' as the first line returns the counters as '# key=value' lines
                   and closes ('#stats lp': one 'sextant_stats' line-protocol line).
           history SQLite (WAL) in --data-dir/sextant.sqlite: the sites, every position, each tag's
-                  last position, and the raw lines with --record-measurements. A restart with the
-                  same directory reloads sites and last positions.
+                  last position, the zone events, and the raw lines with --record-measurements. A
+                  restart with the same directory reloads sites and last positions. Read it with
+                  'sextant site', 'sextant history' and 'sextant zones'.
         By default the service listens on loopback only; use --bind 0.0.0.0 to accept gateways from
         other machines. Log lines (key=value) go to standard error.
 

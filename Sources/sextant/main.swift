@@ -14,6 +14,9 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "evaluate", summary: "compare positions with ground truth: RMSE, percentiles, availability", run: EvaluateCommand.run),
     Subcommand(name: "serve", summary: "run the live service: TCP ingest, live feed, SQLite history", run: ServeCommand.run),
     Subcommand(name: "status", summary: "print a running service's counters", run: StatusCommand.run),
+    Subcommand(name: "site", summary: "import, export (JSON, GeoJSON), list, show and remove stored site maps", run: SiteCommand.run),
+    Subcommand(name: "history", summary: "export stored positions (CSV, line protocol, GeoJSON) or recorded lines", run: HistoryCommand.run),
+    Subcommand(name: "zones", summary: "zone entries, exits and dwell time per tag, from the stored zone events", run: ZonesCommand.run),
     Subcommand(name: "survey", summary: "site survey: coverage maps, anchor and bias calibration, accuracy reports", run: SurveyCommand.run),
 ]
 
@@ -31,6 +34,16 @@ let usage = """
 /// Prints to standard error.
 func printError(_ s: String) {
     FileHandle.standardError.write(Data((s + "\n").utf8))
+}
+
+/// OpenBLAS starts its worker threads when it loads, before `main`, and they spin on every LAPACK call:
+/// on a 2-core gateway box they steal the core the service needs. Sextant's LAPACK problems are tiny,
+/// so it runs with one BLAS thread: when the variable is not set, set it and re-execute once.
+if getenv("OPENBLAS_NUM_THREADS") == nil {
+    setenv("OPENBLAS_NUM_THREADS", "1", 1)
+    let argv = CommandLine.unsafeArgv
+    execv("/proc/self/exe", argv)
+    // If exec fails, carry on with the threads OpenBLAS already started.
 }
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -26,7 +26,8 @@ import Testing
         #expect(s.matches(site: "a", tag: "T1", kind: .removed))
         #expect(!s.matches(site: "a", tag: "T1", kind: .proximity))
         #expect(!s.matches(site: "c", tag: "T1", kind: .position))
-        #expect(throws: SubscriptionError.self) { try Subscription.parse("subscribe kinds=zone") }
+        #expect(try Subscription.parse("subscribe kinds=zone").kinds == [.zone])
+        #expect(throws: SubscriptionError.self) { try Subscription.parse("subscribe kinds=zones") }
         #expect(throws: SubscriptionError.self) { try Subscription.parse("hello") }
     }
 

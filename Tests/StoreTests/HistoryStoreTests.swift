@@ -12,15 +12,15 @@ struct HistoryStoreTests {
             let dataDirectory = directory.path("data/nested")  // created by the store
             _ = try HistoryStore(directory: dataDirectory)
             let database = try Database(path: dataDirectory + "/sextant.sqlite")
-            #expect(try Migrator.recordedMigrations(in: database).keys.sorted() == [1, 2, 3, 4])
-            for table in ["sites", "tags", "positions", "last_positions", "measurements"] {
+            #expect(try Migrator.recordedMigrations(in: database).keys.sorted() == [1, 2, 3, 4, 5])
+            for table in ["sites", "tags", "positions", "last_positions", "measurements", "zone_events"] {
                 #expect(try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(table)'")
                     == .integer(1), "table \(table)")
             }
             #expect(try database.scalar("PRAGMA journal_mode") == .text("wal"))
             #expect(try StoreSchema.migrator.migrate(database) == [])
             _ = try HistoryStore(directory: dataDirectory)  // reopening applies nothing and does not throw
-            #expect(try Migrator.recordedMigrations(in: database).count == 4)
+            #expect(try Migrator.recordedMigrations(in: database).count == 5)
         }
     }
 
@@ -99,7 +99,7 @@ struct HistoryStoreTests {
             _ = try HistoryStore(directory: dataDirectory)
             let database = try Database(path: dataDirectory + "/sextant.sqlite")
             try database.execute(sql: "INSERT INTO schema_migrations VALUES (99, 'future', 'x')")
-            #expect(throws: MigrationError.databaseTooNew(databaseVersion: 99, knownVersion: 4)) {
+            #expect(throws: MigrationError.databaseTooNew(databaseVersion: 99, knownVersion: 5)) {
                 _ = try HistoryStore(directory: dataDirectory)
             }
         }

@@ -69,5 +69,13 @@ public struct EngineConfig: Sendable, Equatable {
     /// (offline replay only: about 0.4 KB per ranging line).
     public var recordForSmoothing: Bool = false
 
+    /// Zone hysteresis, in position σ: a tag enters a zone when it is inside the polygon by more than
+    /// `max(zoneSigmaK·σ, zoneMargin)` metres, and leaves it when outside by more than the same.
+    public var zoneSigmaK: Double = 2
+    /// The smallest zone hysteresis band, metres (see `zoneSigmaK`).
+    public var zoneMargin: Double = 0.1
+    /// Consecutive estimates beyond the band needed to enter or leave a zone (1: the first one).
+    public var zoneConfirmations: Int = 3
+
     public init() {}
 }

@@ -226,6 +226,7 @@ extension TrackerContext {
             track.lastOutput = r.time
             let estimate = makeEstimate(tag: tag, track: track, filter: f)
             emit(.position(estimate))
+            zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
             return estimate
         } else if let d = r.distance {
             track.lastOutput = r.time

@@ -89,6 +89,7 @@ public struct SiteTracker: Sendable {
         let limit = now - Nanoseconds(config.tagTimeout * 1e9)
         let expired = tracks.filter { $0.value.lastSeen < limit && !$0.value.isSuspended }.map(\.key).sorted()
         for tag in expired {
+            context.zoneHysteresis.exitAll(site: site.id, tag: tag, inside: tracks[tag]!.zonesInside, time: now, emit: emit)
             tracks[tag] = nil
             emit(.removed(site: site.id, tag: tag, reason: .timeout, time: now))
         }
@@ -117,6 +118,7 @@ public struct SiteTracker: Sendable {
         if track.hasLiveSession {
             tracks[tag] = track
         } else {
+            context.zoneHysteresis.exitAll(site: site.id, tag: tag, inside: track.zonesInside, time: time, emit: emit)
             tracks[tag] = nil
             emit(.removed(site: site.id, tag: tag, reason: reason, time: time))
         }
@@ -154,6 +156,8 @@ struct TrackerContext: Sendable {
     let anchorTechnology: [Technology]
     let anchorRangeStd: [Double]
     let anchorTechnologies: [[Technology]]
+    /// Zone membership rules of the site.
+    let zoneHysteresis: ZoneHysteresis
 
     init(site: Site, config: EngineConfig) {
         self.site = site
@@ -162,6 +166,7 @@ struct TrackerContext: Sendable {
         anchorPositions = site.anchors.map(\.position)
         anchorTechnology = site.anchors.map { $0.technologies.first ?? .uwb }
         anchorTechnologies = site.anchors.map(\.technologies)
+        zoneHysteresis = ZoneHysteresis(site: site, config: config)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
     }
 }

@@ -37,6 +37,9 @@ struct TagTrack: Sendable {
     var rejectRun = 0
     /// Observations applied since the filter was (re)initialised.
     var updatesSinceInit = 0
+    /// Per zone of the site (same order), whether the tag is inside it (with hysteresis); empty until
+    /// the first position.
+    var zonesInside: [ZoneMembership] = []
 
     init(anchorCount: Int, time: Nanoseconds) {
         lastHeard = Array(repeating: .min, count: anchorCount)

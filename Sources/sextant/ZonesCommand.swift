@@ -1,0 +1,57 @@
+import Foundation
+import Positioning
+import Store
+import Wire
+
+/// `sextant zones`: entries, exits and dwell time per tag and zone, from the stored zone events.
+enum ZonesCommand {
+    static let help = """
+        USAGE: sextant zones --site ID [--from TIME] [--to TIME] [--data-dir DIR] [--events]
+
+        Reads the zone events the live service stored and prints, per tag and zone: entries, exits,
+        the time inside (dwell) and whether the tag is still inside at the end of the range.
+        A stay runs from an enter to the next exit. A stay still open at the end counts until --to
+        (without --to it adds nothing); an exit with no enter before it in the range counts from
+        --from. TIME is ISO 8601 with an offset (2026-11-30T14:05:00Z) or Unix nanoseconds; --from is
+        inclusive, --to exclusive.
+
+        OPTIONS:
+          --site ID        the site (required)
+          --from TIME      start, inclusive
+          --to TIME        end, exclusive
+          --events         list the events instead (t_ns, time, tag, zone, event), as CSV
+          --data-dir DIR   data directory (default ./sextant-data)
+          -h, --help       show this help
+        """
+
+    static func run(_ argv: [String]) throws {
+        let a = try Arguments(argv, command: "zones", options: ["site", "from", "to", "data-dir"], switches: ["events"])
+        if a.wantsHelp { print(help); return }
+        let site = try a.required("site")
+        let (from, to) = try StoreOptions.range(a)
+        guard a.positional.isEmpty else { throw CommandError.usage("zones: unexpected argument '\(a.positional[0])'") }
+        let store = try StoreOptions.open(a)
+        let events = try store.zoneEvents(site: site, from: from, to: to)
+        if a.flag("events") {
+            print("t_ns,time,tag,zone,event")
+            for e in events { print("\(e.time),\(TimeText.iso8601(e.time)),\(e.tag),\(e.zone),\(e.event.rawValue)") }
+            return
+        }
+        let rows = ZoneDwell.summarize(events, from: from, to: to)
+        guard !rows.isEmpty else {
+            printError("zones: no zone events for site '\(site)' in the range")
+            return
+        }
+        let table = [["tag", "zone", "entries", "exits", "dwell_s", "inside"]] + rows.map {
+            [$0.tag, $0.zone, String($0.entries), String($0.exits), String(format: "%.1f", Double($0.dwell) * 1e-9),
+             $0.inside ? "yes" : "no"]
+        }
+        let widths = (0..<6).map { c in table.map { $0[c].count }.max() ?? 0 }
+        for row in table {
+            print(row.enumerated().map { c, v in
+                c >= 2 && c <= 4 ? String(repeating: " ", count: widths[c] - v.count) + v
+                    : v.padding(toLength: widths[c], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+        }
+    }
+}
