@@ -10,30 +10,16 @@ extension ServiceLoop {
     static let maxRequestLine = 4096
 
     func acceptFeed() {
-        guard let listener = feedListener else { return }
-        for _ in 0..<64 {
-            let fd: Int32
-            do {
-                guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
-                fd = accepted
-            } catch {
-                logger.error("accept failed on the feed port", ["error": error])
-                return
-            }
+        acceptPending(on: feedListener, port: "feed", open: { fd, token in
             try? Syscall.setNoDelay(fd)
-            let token = nextToken
-            nextToken += 1
             let deadline = ServiceClock.monotonicNow() + Int64(config.subscriptionWait * 1e9)
-            let client = FeedClient(id: token, socket: Socket(fd: fd), deadline: deadline)
-            do { try poller.register(fd, token: token) } catch {
-                logger.error("cannot watch a feed connection", ["error": error])
-                continue
-            }
+            return FeedClient(id: token, socket: Socket(fd: fd), deadline: deadline)
+        }, keep: { client, token in
             feeds[token] = client
             awaitingFeeds.append(client)
             feedTotal += 1
-            logger.info("feed client connected", ["conn": token, "peer": Syscall.peerName(fd)])
-        }
+            logger.info("feed client connected", ["conn": token, "peer": Syscall.peerName(client.socket.fd)])
+        })
     }
 
     func feedEvent(_ c: FeedClient, events: UInt32) {

@@ -8,30 +8,41 @@ import Pipeline
 /// Ingest connections: accept, read, split, decode, position, route; replies to rejected lines.
 extension ServiceLoop {
     func acceptIngest() {
-        guard let listener = ingestListener else { return }
+        acceptPending(on: ingestListener, port: "ingest", open: { fd, token in
+            IngestSession(id: token, socket: Socket(fd: fd), peer: Syscall.peerName(fd),
+                          maxLineLength: config.maxLineLength,
+                          repliesPerSecond: config.rejectionRepliesPerSecond,
+                          replyBuffer: config.rejectionReplyBuffer, now: ServiceClock.monotonicNow())
+        }, keep: { session, token in
+            sessions[token] = session
+            ingestTotal += 1
+            logger.info("gateway connected", ["conn": token, "peer": session.peer])
+        })
+    }
+
+    /// Accepts the pending connections of a listener, at most 64 a turn so that one port cannot
+    /// starve the loop. Each gets a fresh token; `open` makes the object that owns its descriptor,
+    /// which `keep` stores once the poller watches it (otherwise the owner closes it).
+    func acceptPending<Owner>(on listener: Socket?, port: String, open: (Int32, UInt64) -> Owner,
+                              keep: (Owner, UInt64) -> Void) {
+        guard let listener else { return }
         for _ in 0..<64 {
             let fd: Int32
             do {
                 guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
                 fd = accepted
             } catch {
-                logger.error("accept failed on the ingest port", ["error": error])
+                logger.error("accept failed on the \(port) port", ["error": error])
                 return
             }
-            let socket = Socket(fd: fd)
             let token = nextToken
             nextToken += 1
-            let session = IngestSession(id: token, socket: socket, peer: Syscall.peerName(fd),
-                                        maxLineLength: config.maxLineLength,
-                                        repliesPerSecond: config.rejectionRepliesPerSecond,
-                                        replyBuffer: config.rejectionReplyBuffer, now: ServiceClock.monotonicNow())
+            let owner = open(fd, token)
             do { try poller.register(fd, token: token) } catch {
-                logger.error("cannot watch an ingest connection", ["error": error])
+                logger.error("cannot watch a new connection", ["port": port, "error": error])
                 continue
             }
-            sessions[token] = session
-            ingestTotal += 1
-            logger.info("gateway connected", ["conn": token, "peer": session.peer])
+            keep(owner, token)
         }
     }
 
