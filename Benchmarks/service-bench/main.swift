@@ -31,6 +31,16 @@ if CommandLine.arguments.contains("--help") || CommandLine.arguments.contains("-
     exit(0)
 }
 let quick = CommandLine.arguments.contains("--quick")
+
+// Child mode: the latency client alone, against a service started by the parent. It prints the lines
+// sent, the seconds, then every latency (ms), whitespace-separated.
+if let i = CommandLine.arguments.firstIndex(of: "--latency-client"), CommandLine.arguments.count > i + 2,
+   let ingest = UInt16(CommandLine.arguments[i + 1]), let feed = UInt16(CommandLine.arguments[i + 2]) {
+    let run = try runLatencyClient(site: site("bench-latency"), ingestPort: ingest, feedPort: feed, quick: quick,
+                                   tagPrefix: "P")
+    print(run.sent, run.seconds, run.latencies.map { String($0) }.joined(separator: " "))
+    exit(0)
+}
 let logger = Logger.silent
 
 /// The demo warehouse under another id (one per gateway, so each connection's stream is time-ordered).
@@ -148,65 +158,32 @@ do {
         service = try Service(config: c, sites: [s], logger: logger)
         try service.start()
     }
-    var sim = SimulationConfig(tags: 900, duration: quick ? 5 : 12)
-    sim.startTime = ServiceClock.wallNow()
-    sim.dropoutRate = 0
-    sim.suspendRate = 0
-    var rangings: [Ranging] = []
-    Simulator(site: s, config: sim).generate { if case .ranging(let r) = $0 { rangings.append(r) } }
-    let feed = try Socket.connect(host: "127.0.0.1", port: service.feedPort)
-    try feed.writeAll(Array("subscribe kinds=position\n".utf8))
-    feed.setReceiveTimeout(0.2)
-    let latencies = LockedArray()
-    let reading = DispatchSemaphore(value: 0)
-    let stop = LockedFlag()
-    Thread.detachNewThread {
-        var splitter = LineSplitter()
-        while !stop.value {
-            guard let chunk = try? feed.read(), !chunk.isEmpty else { continue }
-            let now = ServiceClock.wallNow()
-            splitter.feed(chunk) { piece in
-                guard case .line(_, let b) = piece, let sp = b.lastIndex(of: 32),
-                      let t = Int64(String(decoding: b[(sp + 1)...], as: UTF8.self)) else { return }
-                latencies.append(Double(now - t) * 1e-6)
-            }
-        }
-        reading.signal()
-    }
-    usleep(300_000)
-    let gateway = try Socket.connect(host: "127.0.0.1", port: service.ingestPort)
-    let rate = 50_000.0, tick = 0.001
-    let perTick = Int(rate * tick)
-    let started = ServiceClock.monotonicNow()
-    var buffer: [UInt8] = []
-    var sent = 0
-    let warmup = rangings.count / 5
-    while sent < rangings.count {
-        let due = Int(Double(ServiceClock.monotonicNow() - started) * 1e-9 * rate)
-        if sent >= due { usleep(UInt32(tick * 1e6 / 2)); continue }
-        let now = ServiceClock.wallNow()
-        buffer.removeAll(keepingCapacity: true)
-        for i in sent..<min(due, sent + perTick * 4, rangings.count) {
-            var r = rangings[i]
-            r.time = now
-            IngestEncoder.append(.ranging(r), to: &buffer)
-        }
-        sent = min(due, sent + perTick * 4, rangings.count)
-        if sent >= warmup && sent - perTick * 4 < warmup { latencies.reset() }   // skip filter start-up
-        try gateway.writeAll(buffer)
-    }
-    let seconds = Double(ServiceClock.monotonicNow() - started) * 1e-9
-    usleep(300_000)
-    stop.value = true
-    reading.wait()
-    let l = latencies.sorted()
-    let st = service.stats()
-    if l.isEmpty {
-        print("latency: no positions received")
-    } else {
+    func report(_ run: LatencyRun, _ label: String) {
+        let l = run.latencies
+        guard !l.isEmpty else { print("latency (\(label)): no positions received"); return }
         let p50 = l[l.count / 2], p99 = l[min(l.count - 1, Int(Double(l.count) * 0.99))]
-        print("feed latency @ \(fmt(Double(sent) / seconds)) lines/s: median \(fmt(p50, 2)) ms, p99 \(fmt(p99, 2)) ms, "
-              + "max \(fmt(l.last!, 2)) ms  (\(l.count) positions, \(st.tags) tags\(withHistory ? "" : ", history off"))   target p99 ≤ 5 ms  \(p99 <= 5 ? "met" : "NOT MET")")
+        print("feed latency @ \(fmt(Double(run.sent) / run.seconds)) lines/s, \(label): median \(fmt(p50, 2)) ms, "
+              + "p99 \(fmt(p99, 2)) ms, max \(fmt(l.last!, 2)) ms  (\(l.count) positions\(withHistory ? "" : ", history off"))"
+              + "   target p99 ≤ 5 ms  \(p99 <= 5 ? "met" : "NOT MET")")
+    }
+    // The gateway and the dashboard in this process (sharing its threads' cores with the service) …
+    report(try runLatencyClient(site: s, ingestPort: service.ingestPort, feedPort: service.feedPort, quick: quick),
+           "client in this process")
+    // … and in a process of their own, as real gateways and dashboards are.
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+    child.arguments = ["--latency-client", "\(service.ingestPort)", "\(service.feedPort)"] + (quick ? ["--quick"] : [])
+    let pipe = Pipe()
+    child.standardOutput = pipe
+    try child.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    child.waitUntilExit()
+    let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    if numbers.count >= 2 {
+        report(LatencyRun(sent: Int(numbers[0]), seconds: numbers[1], latencies: Array(numbers.dropFirst(2))),
+               "client in its own process")
+    } else {
+        print("latency (client in its own process): the client failed: \(output)")
     }
     service.shutdown()
     try? FileManager.default.removeItem(atPath: service.config.dataDirectory)
