@@ -72,7 +72,7 @@ import Testing
     /// Values as a person or survey tool writes them (up to 9 decimals here), angles in awkward
     /// degrees, and odd strings also round-trip exactly.
     @Test func awkwardValuesRoundTripExactly() throws {
-        var rng = SplitMix(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<200 {
             let text = """
             {"id": "q\\"uo\\\\te\\n", "name": "Ünïcode ✓ \\u0001", "dimensions": 3,
@@ -95,12 +95,12 @@ import Testing
     /// up to 15 significant digits it is exact). Hence 1e-12 (rad, m): a thousand times those errors,
     /// far below anything physical.
     @Test func fullPrecisionValuesRoundTripWithinTolerance() throws {
-        var rng = SplitMix(seed: 11)
+        var rng = SeededRandom(seed: 11)
         for _ in 0..<500 {
-            let o = Orientation(yaw: rng.double(-.pi, .pi), pitch: rng.double(-.pi / 2, .pi / 2),
-                                roll: rng.double(-.pi, .pi))
-            let fov = rng.double(0.01, 2 * .pi)
-            let p = Vec3(rng.double(-50, 50), rng.double(-50, 50), rng.double(0, 8))
+            let o = Orientation(yaw: rng.nextUniform(-.pi, .pi), pitch: rng.nextUniform(-.pi / 2, .pi / 2),
+                                roll: rng.nextUniform(-.pi, .pi))
+            let fov = rng.nextUniform(0.01, 2 * .pi)
+            let p = Vec3(rng.nextUniform(-50, 50), rng.nextUniform(-50, 50), rng.nextUniform(0, 8))
             let anchor = Anchor(id: "A", position: p, technologies: [.uwb], orientation: o, fieldOfView: fov)
             let site = Site(id: "s", name: "s", dimensions: 3, tagHeight: nil,
                             bounds: Bounds(min: .zero, max: Vec3(5, 5, 5)), anchors: [anchor], zones: [])
@@ -193,21 +193,8 @@ import Testing
     }
 }
 
-/// A deterministic generator for test inputs (SplitMix64), so failures replay.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [lo, hi), full precision.
-    mutating func double(_ lo: Double, _ hi: Double) -> Double {
-        lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
-    }
+/// Test inputs from the project's seeded generator, so failures replay.
+private extension SeededRandom {
     /// Uniform in [lo, hi), rounded to 9 decimals (at most 13 significant digits here).
-    mutating func decimal(_ lo: Double, _ hi: Double) -> Double { (double(lo, hi) * 1e9).rounded() / 1e9 }
+    mutating func decimal(_ lo: Double, _ hi: Double) -> Double { (nextUniform(lo, hi) * 1e9).rounded() / 1e9 }
 }

@@ -172,7 +172,7 @@ struct DecoderTests {
     @Test func readerCombinesSplitterAndDecoder() throws {
         let text = "ranging,site=S,anchor=A,tag=T distance=1 10\n# c\nbad\n\(String(repeating: "x", count: 100))\n"
             + "motion,site=S,tag=T state=\"moving\""
-        var rng = SplitMix64(seed: 11)
+        var rng = SeededRandom(seed: 11)
         let bytes = Array(text.utf8)
         for _ in 0..<30 {
             var reader = IngestReader(maxLineLength: 64)

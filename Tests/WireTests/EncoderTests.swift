@@ -8,7 +8,7 @@ struct EncoderTests {
     static let ids = ["S", "hall 3", "a,b=c", #"back\slash"#, "ünï ✓", "x=", " lead"]
 
     /// A random event of every kind, with ids that need escaping.
-    static func randomEvent(_ rng: inout SplitMix64) -> Event {
+    static func randomEvent(_ rng: inout SeededRandom) -> Event {
         func id() -> String { ids[Int(rng.next() % UInt64(ids.count))] }
         func real(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &rng) }
         let time = Int64(bitPattern: rng.next()) >> Int(rng.next() % 64)
@@ -38,7 +38,7 @@ struct EncoderTests {
     }
 
     @Test func ingestRoundTripsExactly() throws {
-        var rng = SplitMix64(seed: 2024)
+        var rng = SeededRandom(seed: 2024)
         let decoder = IngestDecoder()
         for _ in 0..<3000 {
             let event = Self.randomEvent(&rng)

@@ -1,4 +1,5 @@
 import Testing
+import Positioning
 import Wire
 
 @Suite("Line-protocol parser")
@@ -75,7 +76,7 @@ struct ParserTests {
 
     @Test func floatsReadBackExactly() throws {
         // Shortest round-trip forms exercise both the exact fast path and the library fallback.
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<5000 {
             let bits = rng.next()
             var value = Double(bitPattern: bits)

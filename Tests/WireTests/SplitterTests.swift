@@ -1,4 +1,5 @@
 import Testing
+import Positioning
 import Wire
 
 @Suite("Line splitter")
@@ -30,7 +31,7 @@ struct SplitterTests {
     }
 
     @Test func randomChunkSizes() {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededRandom(seed: 42)
         // A longer stream: 300 lines of varied length, some empty, some CRLF.
         var lines: [String] = []
         for k in 0..<300 {
@@ -70,7 +71,7 @@ struct SplitterTests {
         let long = String(repeating: "x", count: 1000)
         let bytes = Array("a\n\(long)\nb\n\(long)".utf8)
         let expected: [Piece] = [.line(1, "a"), .tooLong(2), .line(3, "b"), .tooLong(4)]
-        var rng = SplitMix64(seed: 3)
+        var rng = SeededRandom(seed: 3)
         for _ in 0..<50 {
             var cuts: [Int] = []
             var at = 0
