@@ -9,10 +9,10 @@ extension Site {
     public func geoJSONBytes() -> [UInt8] {
         var features: [String] = []
         for a in anchors {
-            let technologies = a.technologies.map { SiteJSONText.string($0.rawValue) }.joined(separator: ", ")
+            let technologies = a.technologies.map { JSONText.quoted($0.rawValue) }.joined(separator: ", ")
             features.append("""
                 {"type": "Feature", "geometry": {"type": "Point", "coordinates": [\(n(a.position.x)), \(n(a.position.y))]}, \
-                "properties": {"kind": "anchor", "id": \(SiteJSONText.string(a.id)), "technologies": [\(technologies)], \
+                "properties": {"kind": "anchor", "id": \(JSONText.quoted(a.id)), "technologies": [\(technologies)], \
                 "z": \(n(a.position.z))}}
                 """)
         }
@@ -21,7 +21,7 @@ extension Site {
             if Self.signedArea(ring) < 0 { ring.reverse() }
             if let first = ring.first { ring.append(first) }
             let coordinates = ring.map { "[\(n($0.0)), \(n($0.1))]" }.joined(separator: ", ")
-            var properties = "\"kind\": \"zone\", \"id\": \(SiteJSONText.string(z.id)), \"name\": \(SiteJSONText.string(z.name))"
+            var properties = "\"kind\": \"zone\", \"id\": \(JSONText.quoted(z.id)), \"name\": \(JSONText.quoted(z.name))"
             if let minZ = z.minZ { properties += ", \"minZ\": \(n(minZ))" }
             if let maxZ = z.maxZ { properties += ", \"maxZ\": \(n(maxZ))" }
             features.append("""
@@ -30,7 +30,7 @@ extension Site {
                 """)
         }
         let text = """
-            {"type": "FeatureCollection", "site": \(SiteJSONText.string(id)), "name": \(SiteJSONText.string(name)), "features": [
+            {"type": "FeatureCollection", "site": \(JSONText.quoted(id)), "name": \(JSONText.quoted(name)), "features": [
             \(features.map { "  " + $0 }.joined(separator: ",\n"))
             ]}
 

@@ -10,8 +10,8 @@ extension Site {
     /// which the reader refuses.
     public func jsonBytes() -> [UInt8] {
         var lines = ["{"]
-        var top = ["  \"id\": \(SiteJSONText.string(id))",
-                   "  \"name\": \(SiteJSONText.string(name))",
+        var top = ["  \"id\": \(JSONText.quoted(id))",
+                   "  \"name\": \(JSONText.quoted(name))",
                    "  \"dimensions\": \(dimensions)"]
         if let tagHeight { top.append("  \"tagHeight\": \(SiteJSONNumber.format(tagHeight))") }
         top.append("  \"bounds\": {\"min\": \(SiteJSONText.vector(bounds.min)), \"max\": \(SiteJSONText.vector(bounds.max))}")
@@ -25,23 +25,6 @@ extension Site {
 
 /// Pieces of the site file text.
 enum SiteJSONText {
-    static func string(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 
     static func vector(_ v: Vec3) -> String {
         "[\(SiteJSONNumber.format(v.x)), \(SiteJSONNumber.format(v.y)), \(SiteJSONNumber.format(v.z))]"
@@ -55,9 +38,9 @@ enum SiteJSONText {
     }
 
     static func anchor(_ a: Anchor) -> String {
-        var fields = ["\"id\": \(string(a.id))",
+        var fields = ["\"id\": \(JSONText.quoted(a.id))",
                       "\"position\": \(vector(a.position))",
-                      "\"technologies\": [" + a.technologies.map { string($0.rawValue) }.joined(separator: ", ") + "]"]
+                      "\"technologies\": [" + a.technologies.map { JSONText.quoted($0.rawValue) }.joined(separator: ", ") + "]"]
         if let o = a.orientation {
             fields.append("\"orientation\": {\"yaw\": \(degrees(o.yaw)), \"pitch\": \(degrees(o.pitch)), \"roll\": \(degrees(o.roll))}")
         }
@@ -68,7 +51,7 @@ enum SiteJSONText {
     }
 
     static func zone(_ z: Zone) -> String {
-        var fields = ["\"id\": \(string(z.id))", "\"name\": \(string(z.name))"]
+        var fields = ["\"id\": \(JSONText.quoted(z.id))", "\"name\": \(JSONText.quoted(z.name))"]
         let points = z.polygon.map { "[\(SiteJSONNumber.format($0.0)), \(SiteJSONNumber.format($0.1))]" }
         fields.append("\"polygon\": [" + points.joined(separator: ", ") + "]")
         if let minZ = z.minZ { fields.append("\"minZ\": \(SiteJSONNumber.format(minZ))") }

@@ -39,8 +39,8 @@ public enum PositionExport {
         let geometry = positions.count == 1
             ? "{\"type\": \"Point\", \"coordinates\": \(vertices[0])}"
             : "{\"type\": \"LineString\", \"coordinates\": [\(vertices.joined(separator: ", "))]}"
-        return "{\"type\": \"Feature\", \"geometry\": \(geometry), \"properties\": {\"site\": \(jsonString(first.site)), "
-            + "\"tag\": \(jsonString(first.tag)), \"from\": \(first.time), \"to\": \(last.time), "
+        return "{\"type\": \"Feature\", \"geometry\": \(geometry), \"properties\": {\"site\": \(JSONText.quoted(first.site)), "
+            + "\"tag\": \(JSONText.quoted(first.tag)), \"from\": \(first.time), \"to\": \(last.time), "
             + "\"count\": \(positions.count), \"t_ns\": [\(positions.map { String($0.time) }.joined(separator: ", "))]}}"
     }
 
@@ -48,22 +48,6 @@ public enum PositionExport {
     /// - Parameter features: the features' texts.
     public static func geoJSONCollection(_ features: [String]) -> String {
         "{\"type\": \"FeatureCollection\", \"features\": [\n" + features.map { "  " + $0 }.joined(separator: ",\n") + "\n]}\n"
-    }
-
-    /// A JSON string literal.
-    public static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     private static func number(_ v: Double) -> String {
