@@ -12,7 +12,7 @@ public struct Pipeline: Sendable {
     private let decoder = IngestDecoder()
     public let timestamps: TimestampPolicy
     /// Rejections by reason key (decoder and engine reasons together).
-    public private(set) var rejections = RejectionCounter(extraKeys: ["unknown_site", "unknown_anchor", "unsupported_technology"])
+    public private(set) var rejections = RejectionCounter(extraKeys: Pipeline.rejectionKeys)
     /// Events applied to the engine.
     public private(set) var eventsApplied = 0
     public private(set) var positionsOut = 0
@@ -34,6 +34,11 @@ public struct Pipeline: Sendable {
         splitter = LineSplitter(maxLineLength: maxLineLength)
         self.timestamps = timestamps
     }
+
+    /// The rejection keys beyond the decoder's: the engine's, and the live service's `site_not_allowed`
+    /// (a gateway's token does not cover the line's site) and `rate_limited` (a connection over its
+    /// lines-per-second limit).
+    public static let rejectionKeys = EngineRejection.allKeys + ["site_not_allowed", "rate_limited"]
 
     /// Lines read so far (including comments, blank and rejected lines).
     public var linesRead: Int { splitter.lineCount }
@@ -88,9 +93,12 @@ public struct Pipeline: Sendable {
     ///   - piece: a line (or a too-long report) from a `LineSplitter`.
     ///   - timestamps: the policy for a line without timestamp (the live service: `.defaultTo(now)`).
     ///   - maxLineLength: the splitter's limit, for the message of a too-long line.
+    ///   - allowedSites: when set, events of other sites are refused as `site_not_allowed` (a gateway's
+    ///     token restricted to its sites).
     ///   - emit: receives each output, in order.
     /// - Returns: the decoded event (nil for a blank or comment line) or the rejection, also counted here.
     public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
+                                 allowedSites: Set<String>? = nil,
                                  emit: (Output) -> Void) -> Result<Event?, LineRejection> {
         switch piece {
         case .tooLong(let number):
@@ -104,6 +112,11 @@ public struct Pipeline: Sendable {
                 return .failure(reject(LineRejection(line: number, key: error.reason.key, message: error.message)))
             }
             guard let event else { return .success(nil) }
+            if let allowedSites, !allowedSites.contains(event.site) {
+                return .failure(reject(LineRejection(
+                    line: number, key: "site_not_allowed",
+                    message: "line \(number): this connection's token may not write site '\(event.site)'")))
+            }
             if let refused = apply(event, line: number, emit: emit) { return .failure(refused) }
             return .success(event)
         }
@@ -124,8 +137,10 @@ public struct Pipeline: Sendable {
         }
     }
 
+    /// Counts a rejection decided outside the pipeline (e.g. `rate_limited` by the live service).
+    /// - Returns: `r`.
     @discardableResult
-    private mutating func reject(_ r: LineRejection) -> LineRejection {
+    public mutating func reject(_ r: LineRejection) -> LineRejection {
         rejections.record(key: r.key)
         if rejectionMessages.count < keptRejectionMessages { rejectionMessages.append(r.message) }
         return r

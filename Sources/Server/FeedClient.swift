@@ -2,6 +2,8 @@
 final class FeedClient {
     /// Where the client is in its life.
     enum Phase: Equatable {
+        /// Connected to a port with tokens; waits for `auth SECRET` until `deadline` (monotonic ns).
+        case awaitingAuth(deadline: Int64)
         /// Connected; waits for a subscription line until `deadline` (monotonic ns).
         case awaitingSubscription(deadline: Int64)
         /// Receiving live lines.
@@ -12,7 +14,11 @@ final class FeedClient {
 
     let id: UInt64
     let socket: Socket
+    /// `address:port` of the client.
+    let peer: String
     var phase: Phase
+    /// The token the client authenticated with (nil: none needed).
+    var access: AccessToken?
     var subscription = Subscription.all
     var queue = FeedQueue()
     /// Lines queued by the snapshot, allowed on top of the queue limit.
@@ -27,10 +33,19 @@ final class FeedClient {
     var linesQueued = 0
     var linesDropped = 0
 
-    init(id: UInt64, socket: Socket, deadline: Int64) {
+    init(id: UInt64, socket: Socket, peer: String, phase: Phase) {
         self.id = id
         self.socket = socket
-        self.phase = .awaitingSubscription(deadline: deadline)
+        self.peer = peer
+        self.phase = phase
+    }
+
+    /// The deadline of the current waiting phase (authentication or subscription), if any.
+    var deadline: Int64? {
+        switch phase {
+        case .awaitingAuth(let d), .awaitingSubscription(let d): d
+        case .active, .closingAfterFlush: nil
+        }
     }
 
     /// Queues a live line. - Returns: false when the queue is full and the policy is to disconnect.

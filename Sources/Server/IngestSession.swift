@@ -11,7 +11,7 @@ final class IngestSession {
     let peer: String
     var splitter: LineSplitter
     /// Rejections on this connection, by reason key.
-    var rejections = RejectionCounter(extraKeys: ["unknown_site", "unknown_anchor", "unsupported_technology"])
+    var rejections = RejectionCounter(extraKeys: Pipeline.rejectionKeys)
     /// Replies waiting to be written back, and how many of them were sent.
     private(set) var reply: [UInt8] = []
     private var replySent = 0
@@ -24,10 +24,25 @@ final class IngestSession {
     private var unreported = 0
     /// True while write interest is registered.
     var waitingForWritable = false
+    /// The token the gateway authenticated with (nil: none yet, or none needed).
+    var access: AccessToken?
+    /// Until the gateway has sent its `auth` line: the monotonic deadline for it (nil: authenticated,
+    /// or the port needs no authentication).
+    var authDeadline: Int64?
+    /// Set when the connection is to be closed at the end of the current chunk (failed authentication).
+    var closeReason: String?
+    /// Token bucket of lines (`maxLinesPerSecond`; rate 0: no limit), burst one second's worth.
+    private let lineRate: Double
+    private var lineTokens: Double
+    private var lineRefill: Int64
 
     init(id: UInt64, socket: Socket, peer: String, maxLineLength: Int, repliesPerSecond: Double,
-         replyBuffer: Int, now: Int64) {
+         replyBuffer: Int, linesPerSecond: Double = 0, authDeadline: Int64? = nil, now: Int64) {
         self.id = id; self.socket = socket; self.peer = peer
+        self.authDeadline = authDeadline
+        lineRate = linesPerSecond
+        lineTokens = max(linesPerSecond, 1)
+        lineRefill = now
         splitter = LineSplitter(maxLineLength: maxLineLength)
         rate = repliesPerSecond
         tokens = repliesPerSecond
@@ -39,6 +54,24 @@ final class IngestSession {
     var linesIn: Int { splitter.lineCount }
     /// True when replies wait to be written.
     var hasReply: Bool { replySent < reply.count }
+
+    /// True when the connection may send one more line now (always, without a rate limit).
+    /// - Parameter now: monotonic nanoseconds.
+    func admitLine(now: Int64) -> Bool {
+        guard lineRate > 0 else { return true }
+        if now > lineRefill {
+            lineTokens = min(max(lineRate, 1), lineTokens + Double(now - lineRefill) * 1e-9 * lineRate)
+            lineRefill = now
+        }
+        guard lineTokens >= 1 else { return false }
+        lineTokens -= 1
+        return true
+    }
+
+    /// Sends `text` once, without waiting (used just before closing: the gateway may read why).
+    func sendBestEffort(_ text: String) {
+        _ = try? Syscall.send(socket.fd, Array(text.utf8)[...])
+    }
 
     /// Counts a rejection and, within the rate and buffer limits, queues its reply.
     /// - Parameter now: monotonic nanoseconds.

@@ -72,7 +72,13 @@ public final class Service: @unchecked Sendable {
         lock.withLock { _ports = ports; _state = .running }
         logger.info("listening", ["bind": config.bindAddress, "ingest_port": ports.0, "feed_port": ports.1,
                                   "sites": sites.map(\.id).joined(separator: ","),
-                                  "loopback_only": config.bindAddress.hasPrefix("127.") || config.bindAddress == "localhost"])
+                                  "loopback_only": config.bindAddress.hasPrefix("127.") || config.bindAddress == "localhost",
+                                  "ingest_tokens": config.ingestTokens.tokens.count,
+                                  "feed_tokens": config.feedTokens.tokens.count])
+        if !config.bindAddress.hasPrefix("127."), !config.ingestTokens.isRequired {
+            logger.warning("listening beyond loopback without ingest tokens: anyone who can reach the port can write positions",
+                           ["bind": config.bindAddress])
+        }
         thread.start()
     }
 

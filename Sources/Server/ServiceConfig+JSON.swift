@@ -6,7 +6,10 @@ extension ServiceConfig {
     public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "sites", "tagTimeout",
                                   "outputInterval", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
                                   "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
-                                  "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay"]
+                                  "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
+                                  "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
+                                  "maxConnectionsPerAddress", "maxTagsPerSite", "maxSubscriptionLength",
+                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
     ///
@@ -77,6 +80,46 @@ extension ServiceConfig {
         if let v = try integer("rejectionReplyBuffer", 0...Int.max) { rejectionReplyBuffer = v }
         if let v = try integer("historyBatchSize", 0...Int.max) { historyBatchSize = v }
         if let v = try number("historyMaxDelay") { historyMaxDelay = v }
+        if let v = try number("maxLinesPerSecond") { maxLinesPerSecond = v }
+        if let v = try integer("maxIngestConnections", 0...Int.max) { maxIngestConnections = v }
+        if let v = try integer("maxFeedClients", 0...Int.max) { maxFeedClients = v }
+        if let v = try integer("maxConnectionsPerAddress", 0...Int.max) { maxConnectionsPerAddress = v }
+        if let v = try integer("maxTagsPerSite", 0...Int.max) { maxTagsPerSite = v }
+        if let v = try integer("maxSubscriptionLength", 0...Int.max) { maxSubscriptionLength = v }
+        if let v = try integer("maxSubscriptionItems", 0...Int.max) { maxSubscriptionItems = v }
+        if let v = try number("authTimeout") { authTimeout = v }
+        if let v = object["ingestTokens"] { ingestTokens = try Self.tokens(v, key: "ingestTokens") }
+        if let v = object["feedTokens"] { feedTokens = try Self.tokens(v, key: "feedTokens") }
         try validate()
+    }
+}
+
+extension ServiceConfig {
+    /// Reads `[{"name": "gw-1", "token": "…", "sites": ["demo-warehouse"]}, …]` (`sites` optional).
+    static func tokens(_ value: Any, key: String) throws(ConfigError) -> AccessList {
+        guard let list = value as? [Any] else {
+            throw ConfigError(key: key, message: "must be a list of {\"name\", \"token\", \"sites\"} objects")
+        }
+        var tokens: [AccessToken] = []
+        for (i, item) in list.enumerated() {
+            let label = "\(key)[\(i)]"
+            guard let o = item as? [String: Any] else { throw ConfigError(key: label, message: "must be an object") }
+            for k in o.keys.sorted() where !["name", "token", "sites"].contains(k) {
+                throw ConfigError(key: label, message: "has unknown key '\(k)' (known: name, token, sites)")
+            }
+            guard let name = o["name"] as? String else { throw ConfigError(key: label, message: "needs a \"name\" string") }
+            guard let secret = o["token"] as? String else {
+                throw ConfigError(key: label, message: "needs a \"token\" string")
+            }
+            var sites: Set<String>?
+            if let s = o["sites"] {
+                guard let names = s as? [String] else {
+                    throw ConfigError(key: label, message: "\"sites\" must be a list of site ids")
+                }
+                sites = Set(names)
+            }
+            tokens.append(AccessToken(name: name, secret: secret, sites: sites))
+        }
+        return AccessList(tokens)
     }
 }

@@ -47,6 +47,34 @@ public struct ServiceConfig: Sendable, Equatable {
     /// Longest time a position waits before its batch is committed (default 0.2 s).
     public var historyMaxDelay: Double = 0.2
 
+    // Limits a client cannot exceed.
+    /// Lines per second one ingest connection may send (0, the default: no limit). Lines beyond it
+    /// are rejected as `rate_limited`; a burst of one second's worth is allowed.
+    public var maxLinesPerSecond: Double = 0
+    /// Ingest connections open at once (default 4096); more are refused with `# error: …`.
+    public var maxIngestConnections = 4096
+    /// Feed clients connected at once (default 1024).
+    public var maxFeedClients = 1024
+    /// Connections (ingest and feed together) from one IP address at once (default 2048).
+    public var maxConnectionsPerAddress = 2048
+    /// Tags one site tracks at once (default 100,000); lines that would start another are rejected
+    /// as `too_many_tags`.
+    public var maxTagsPerSite = 100_000
+    /// Longest line a feed client may send (its subscription), bytes (default 65,536).
+    public var maxSubscriptionLength = 65_536
+    /// Most sites and tags one subscription may name (default 10,000).
+    public var maxSubscriptionItems = 10_000
+
+    // Authentication.
+    /// Tokens of the gateways; when any is set, an ingest connection's first line must be
+    /// `auth SECRET` (default: none, no authentication).
+    public var ingestTokens = AccessList()
+    /// Tokens of the feed clients (dashboards, `sextant status`); when any is set, a feed
+    /// connection's first line must be `auth SECRET` (default: none).
+    public var feedTokens = AccessList()
+    /// How long a connection may take to send its `auth` line before it is closed (default 5 s).
+    public var authTimeout: Double = 5
+
     public init() {}
 
     /// The engine settings these options imply.
@@ -55,6 +83,7 @@ public struct ServiceConfig: Sendable, Equatable {
         c.tagTimeout = tagTimeout
         c.outputInterval = outputInterval
         c.learnBias = learnBias
+        c.maxTagsPerSite = maxTagsPerSite
         return c
     }
 
@@ -72,6 +101,18 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(historyBatchSize >= 1, "historyBatchSize", "must be at least 1")
         try check(historyMaxDelay > 0 && historyMaxDelay <= 60, "historyMaxDelay", "must be between 0 and 60 seconds")
         try check(!dataDirectory.isEmpty, "dataDirectory", "must not be empty")
+        try check(!dataDirectory.utf8.contains(0), "dataDirectory", "must not contain a NUL byte")
+        try check(!sitePaths.contains { $0.isEmpty || $0.utf8.contains(0) }, "sites", "must be non-empty paths")
+        try check(maxLinesPerSecond >= 0, "maxLinesPerSecond", "must not be negative (0: no limit)")
+        try check(maxIngestConnections >= 1, "maxIngestConnections", "must be at least 1")
+        try check(maxFeedClients >= 1, "maxFeedClients", "must be at least 1")
+        try check(maxConnectionsPerAddress >= 1, "maxConnectionsPerAddress", "must be at least 1")
+        try check(maxTagsPerSite >= 1, "maxTagsPerSite", "must be at least 1")
+        try check(maxSubscriptionLength >= 64, "maxSubscriptionLength", "must be at least 64 bytes")
+        try check(maxSubscriptionItems >= 1, "maxSubscriptionItems", "must be at least 1")
+        try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
+        try ingestTokens.validate(key: "ingestTokens")
+        try feedTokens.validate(key: "feedTokens")
         do { _ = try Socket.address(host: bindAddress, port: 0) } catch {
             throw ConfigError(key: "bind", message: "'\(bindAddress)' is not an IPv4 address")
         }

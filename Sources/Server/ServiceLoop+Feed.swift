@@ -6,19 +6,19 @@ import Wire
 
 /// Feed connections: accept, the subscription line, the snapshot, `#stats`, flushing.
 extension ServiceLoop {
-    /// Longest request line a feed client may send, bytes.
-    static let maxRequestLine = 4096
-
     func acceptFeed() {
-        acceptPending(on: feedListener, port: "feed", open: { fd, token in
+        acceptPending(on: feedListener, port: .feed, open: { fd, token, peer in
             try? Syscall.setNoDelay(fd)
-            let deadline = ServiceClock.monotonicNow() + Int64(config.subscriptionWait * 1e9)
-            return FeedClient(id: token, socket: Socket(fd: fd), deadline: deadline)
+            let now = ServiceClock.monotonicNow()
+            let phase: FeedClient.Phase = config.feedTokens.isRequired
+                ? .awaitingAuth(deadline: now + Int64(config.authTimeout * 1e9))
+                : .awaitingSubscription(deadline: now + Int64(config.subscriptionWait * 1e9))
+            return FeedClient(id: token, socket: Socket(fd: fd), peer: peer, phase: phase)
         }, keep: { client, token in
             feeds[token] = client
             awaitingFeeds.append(client)
             feedTotal += 1
-            logger.info("feed client connected", ["conn": token, "peer": Syscall.peerName(client.socket.fd)])
+            logger.info("feed client connected", ["conn": token, "peer": client.peer])
         })
     }
 
@@ -43,8 +43,8 @@ extension ServiceLoop {
         for byte in bytes {
             guard c.phase != .closingAfterFlush else { return }
             if byte != UInt8(ascii: "\n") {
-                guard c.input.count < Self.maxRequestLine else {
-                    refuse(c, "request line longer than \(Self.maxRequestLine) bytes")
+                guard c.input.count < config.maxSubscriptionLength else {
+                    refuse(c, "request line longer than \(config.maxSubscriptionLength) bytes")
                     return
                 }
                 c.input.append(byte)
@@ -57,6 +57,17 @@ extension ServiceLoop {
     }
 
     private func requestLine(_ line: String, from c: FeedClient) {
+        if case .awaitingAuth = c.phase {
+            let verdict = config.feedTokens.check(line: Array(line.utf8))
+            guard case .accepted(let token) = verdict else {
+                refuseUnauthenticated(c, verdict: verdict)
+                return
+            }
+            c.access = token
+            c.phase = .awaitingSubscription(deadline: ServiceClock.monotonicNow() + Int64(config.subscriptionWait * 1e9))
+            logger.info("feed client authenticated", ["conn": c.id, "peer": c.peer, "token": token.name])
+            return
+        }
         if line.hasPrefix("#stats") {
             let text = line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
                 ? stats().lineProtocol(time: ServiceClock.wallNow())
@@ -70,14 +81,26 @@ extension ServiceLoop {
         }
         guard case .awaitingSubscription = c.phase else { return }   // later lines are ignored
         do {
-            activate(c, try Subscription.parse(line))
+            activate(c, try Subscription.parse(line, maxItems: config.maxSubscriptionItems))
         } catch {
             refuse(c, error.message)
         }
     }
 
     /// Starts the live feed for a client: queues the last position of every selected tag.
-    func activate(_ c: FeedClient, _ subscription: Subscription) {
+    func activate(_ c: FeedClient, _ requested: Subscription) {
+        var subscription = requested
+        if let allowed = c.access?.sites {
+            if let asked = subscription.sites {
+                let denied = asked.subtracting(allowed)
+                guard denied.isEmpty else {
+                    refuse(c, "this token may not read site(s) \(denied.sorted().joined(separator: ","))")
+                    return
+                }
+            } else {
+                subscription.sites = allowed
+            }
+        }
         awaitingFeeds.removeAll { $0 === c }
         c.subscription = subscription
         c.phase = .active
@@ -98,6 +121,12 @@ extension ServiceLoop {
         logger.info("feed client subscribed", ["conn": c.id, "snapshot": count,
                                                "sites": subscription.sites.map { $0.sorted().joined(separator: ",") } ?? "*",
                                                "tags": subscription.tags.map { $0.sorted().joined(separator: ",") } ?? "*"])
+    }
+
+    /// Counts and logs a failed authentication (verdict nil: too late), answers `# error: …` and closes.
+    func refuseUnauthenticated(_ c: FeedClient, verdict: AccessList.Verdict?) {
+        authenticationFailed(peer: c.peer, port: .feed, verdict: verdict)
+        refuse(c, verdict.map(Self.message(for:)) ?? "authentication timed out: send 'auth TOKEN' as the first line")
     }
 
     /// Sends `# error: …` and closes after flushing.
@@ -141,6 +170,7 @@ extension ServiceLoop {
         awaitingFeeds.removeAll { $0 === c }
         poller.remove(c.socket.fd)
         c.socket.close()
+        released(peer: c.peer)
         logger.info("feed client disconnected", ["conn": c.id, "queued": c.linesQueued, "dropped": c.linesDropped])
     }
 }

@@ -8,42 +8,19 @@ import Pipeline
 /// Ingest connections: accept, read, split, decode, position, route; replies to rejected lines.
 extension ServiceLoop {
     func acceptIngest() {
-        acceptPending(on: ingestListener, port: "ingest", open: { fd, token in
-            IngestSession(id: token, socket: Socket(fd: fd), peer: Syscall.peerName(fd),
-                          maxLineLength: config.maxLineLength,
-                          repliesPerSecond: config.rejectionRepliesPerSecond,
-                          replyBuffer: config.rejectionReplyBuffer, now: ServiceClock.monotonicNow())
+        acceptPending(on: ingestListener, port: .ingest, open: { fd, token, peer in
+            let now = ServiceClock.monotonicNow()
+            return IngestSession(id: token, socket: Socket(fd: fd), peer: peer, maxLineLength: config.maxLineLength,
+                                 repliesPerSecond: config.rejectionRepliesPerSecond,
+                                 replyBuffer: config.rejectionReplyBuffer, linesPerSecond: config.maxLinesPerSecond,
+                                 authDeadline: config.ingestTokens.isRequired
+                                    ? now + Int64(config.authTimeout * 1e9) : nil,
+                                 now: now)
         }, keep: { session, token in
             sessions[token] = session
             ingestTotal += 1
             logger.info("gateway connected", ["conn": token, "peer": session.peer])
         })
-    }
-
-    /// Accepts the pending connections of a listener, at most 64 a turn so that one port cannot
-    /// starve the loop. Each gets a fresh token; `open` makes the object that owns its descriptor,
-    /// which `keep` stores once the poller watches it (otherwise the owner closes it).
-    func acceptPending<Owner>(on listener: Socket?, port: String, open: (Int32, UInt64) -> Owner,
-                              keep: (Owner, UInt64) -> Void) {
-        guard let listener else { return }
-        for _ in 0..<64 {
-            let fd: Int32
-            do {
-                guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
-                fd = accepted
-            } catch {
-                logger.error("accept failed on the \(port) port", ["error": error])
-                return
-            }
-            let token = nextToken
-            nextToken += 1
-            let owner = open(fd, token)
-            do { try poller.register(fd, token: token) } catch {
-                logger.error("cannot watch a new connection", ["port": port, "error": error])
-                continue
-            }
-            keep(owner, token)
-        }
     }
 
     func ingestEvent(_ s: IngestSession, events: UInt32) {
@@ -70,10 +47,25 @@ extension ServiceLoop {
         let monotonic = ServiceClock.monotonicNow()
         let limit = config.maxLineLength
         let record = config.recordMeasurements ? history : nil
+        let rateLimited = config.maxLinesPerSecond > 0
         var applied = false
         s.splitter.feed(chunk) { piece in
             linesIn += 1
-            let result = pipeline.process(piece, timestamps: policy, maxLineLength: limit) { route($0) }
+            guard s.closeReason == nil else { return }
+            if s.authDeadline != nil {
+                authenticate(s, piece)
+                return
+            }
+            if rateLimited, !s.admitLine(now: monotonic) {
+                let n = piece.number
+                s.reject(pipeline.reject(LineRejection(
+                    line: n, key: "rate_limited",
+                    message: "line \(n): over this connection's limit of \(config.maxLinesPerSecond) lines per second; dropped")),
+                    now: monotonic)
+                return
+            }
+            let result = pipeline.process(piece, timestamps: policy, maxLineLength: limit,
+                                          allowedSites: s.access?.sites) { route($0) }
             switch result {
             case .failure(let r):
                 s.reject(r, now: monotonic)
@@ -89,6 +81,10 @@ extension ServiceLoop {
             }
         }
         if applied { lastEventMonotonic = monotonic }
+        if let reason = s.closeReason {
+            closeIngest(s, reason: reason)
+            return
+        }
         if s.hasReply { flushReplies(s) }
     }
 
@@ -163,6 +159,7 @@ extension ServiceLoop {
         if s.splitter.discardPartialLine() { partialLinesDropped += 1 }
         poller.remove(s.socket.fd)
         s.socket.close()
+        released(peer: s.peer)
         logger.info("gateway disconnected", ["conn": s.id, "peer": s.peer, "reason": reason, "lines": s.linesIn,
                                              "rejected": s.rejections.total])
     }

@@ -48,6 +48,13 @@ final class ServiceLoop: @unchecked Sendable {
     var feedLinesQueued = 0
     var feedLinesDropped = 0
     var feedDisconnected = 0
+    /// Connections refused by a limit, and failed authentications.
+    var connectionsRefused = 0
+    var authFailures = 0
+    /// Open connections (ingest and feed) per IP address.
+    var connectionsByAddress: [String: Int] = [:]
+    var lastRefusalLog: Int64 = 0
+    var refusalsNotLogged = 0
     /// The newest event time applied, and the monotonic time it was applied (for the idle sweep).
     var lastEventTime: Nanoseconds?
     var lastEventMonotonic: Int64 = 0
@@ -136,7 +143,7 @@ final class ServiceLoop: @unchecked Sendable {
         let now = ServiceClock.monotonicNow()
         var next = lastSweep + 1_000_000_000
         for c in awaitingFeeds {
-            if case .awaitingSubscription(let d) = c.phase { next = min(next, d) }
+            if let d = c.deadline { next = min(next, d) }
         }
         return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
     }
@@ -145,12 +152,17 @@ final class ServiceLoop: @unchecked Sendable {
         let now = ServiceClock.monotonicNow()
         if !awaitingFeeds.isEmpty {
             for c in awaitingFeeds {
-                if case .awaitingSubscription(let d) = c.phase, d <= now { activate(c, .all) }
+                switch c.phase {
+                case .awaitingSubscription(let d) where d <= now: activate(c, .all)
+                case .awaitingAuth(let d) where d <= now: refuseUnauthenticated(c, verdict: nil)
+                default: break
+                }
             }
         }
         if now - lastSweep >= 1_000_000_000 {
             lastSweep = now
             idleSweep(now: now)
+            if config.ingestTokens.isRequired { closeUnauthenticatedGateways(now: now) }
         }
     }
 
@@ -195,6 +207,8 @@ final class ServiceLoop: @unchecked Sendable {
         s.feedLinesQueued = feedLinesQueued
         s.feedLinesDropped = feedLinesDropped
         s.feedClientsDisconnected = feedDisconnected
+        s.connectionsRefused = connectionsRefused
+        s.authFailures = authFailures
         s.tags = pipeline.engine.tagCount
         s.sites = pipeline.engine.trackers.count
         if let h = history?.sinkStats {

@@ -21,6 +21,10 @@ public struct ServiceStats: Sendable, Equatable {
     public var feedLinesDropped = 0
     /// Feed clients closed because their queue overflowed (policy `disconnect`).
     public var feedClientsDisconnected = 0
+    /// Connections refused by a limit (`maxIngestConnections`, `maxFeedClients`, `maxConnectionsPerAddress`).
+    public var connectionsRefused = 0
+    /// Connections that did not authenticate (wrong, missing or late `auth` line).
+    public var authFailures = 0
     /// Tags tracked by the engine now.
     public var tags = 0
     public var sites = 0
@@ -47,6 +51,7 @@ public struct ServiceStats: Sendable, Equatable {
             ("ingest_connections_total", ingestConnectionsTotal), ("feed_clients", feedClients),
             ("feed_clients_total", feedClientsTotal), ("feed_lines_queued", feedLinesQueued),
             ("feed_lines_dropped", feedLinesDropped), ("feed_clients_disconnected", feedClientsDisconnected),
+            ("connections_refused", connectionsRefused), ("auth_failures", authFailures),
             ("tags", tags), ("sites", sites), ("history_rows_written", historyRowsWritten),
             ("history_pending", historyPending), ("history_dropped", historyDropped),
         ]

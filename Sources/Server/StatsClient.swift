@@ -7,12 +7,14 @@ public enum StatsClient {
     ///   - port: its feed port.
     ///   - lineProtocol: ask for one `sextant_stats` line instead of `# key=value` lines.
     ///   - timeout: seconds to wait for each read.
-    /// - Returns: the reply text.
+    ///   - token: the feed token to send first (`auth TOKEN`), when the service requires one.
+    /// - Returns: the reply text (`# error: …` when the service refused the token).
     public static func request(host: String, port: UInt16, lineProtocol: Bool = false,
-                               timeout: Double = 5) throws(SystemError) -> String {
+                               timeout: Double = 5, token: String? = nil) throws(SystemError) -> String {
         let socket = try Socket.connect(host: host, port: port)
         socket.setReceiveTimeout(timeout)
-        try socket.writeAll(Array((lineProtocol ? "#stats lp\n" : "#stats\n").utf8))
+        let auth = token.map { "auth \($0)\n" } ?? ""
+        try socket.writeAll(Array((auth + (lineProtocol ? "#stats lp\n" : "#stats\n")).utf8))
         var reply: [UInt8] = []
         while true {
             let chunk = try socket.read()

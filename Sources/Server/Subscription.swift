@@ -30,8 +30,9 @@ public struct Subscription: Sendable, Equatable {
     }
 
     /// Parses a subscription line (without its newline; a trailing `\r` is ignored).
+    /// - Parameter maxItems: most sites and tags the line may name together.
     /// - Throws: `SubscriptionError` with a message to send back.
-    public static func parse(_ line: String) throws(SubscriptionError) -> Subscription {
+    public static func parse(_ line: String, maxItems: Int = .max) throws(SubscriptionError) -> Subscription {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
         guard let first = words.first else { return .all }
         guard first == "subscribe" else {
@@ -60,6 +61,10 @@ public struct Subscription: Sendable, Equatable {
             default:
                 throw SubscriptionError(message: "unknown key '\(key)' (expected sites, tags, kinds)")
             }
+        }
+        let items = (s.sites?.count ?? 0) + (s.tags?.count ?? 0)
+        if items > maxItems {
+            throw SubscriptionError(message: "the subscription names \(items) sites and tags, above the limit of \(maxItems)")
         }
         return s
     }

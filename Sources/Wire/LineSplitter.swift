@@ -12,6 +12,13 @@ public enum SplitLine {
     /// Line `number` exceeded the maximum length; it is being skipped up to its newline and will not be
     /// delivered. Reported once, as soon as the limit is passed.
     case tooLong(number: Int)
+
+    /// The 1-based line number.
+    public var number: Int {
+        switch self {
+        case .line(let n, _), .tooLong(let n): n
+        }
+    }
 }
 
 /// Splits a byte stream into lines, incrementally: chunks may end anywhere, and one chunk may hold many

@@ -25,6 +25,23 @@ enum ServeCommand {
         By default the service listens on loopback only; use --bind 0.0.0.0 to accept gateways from
         other machines. Log lines (key=value) go to standard error.
 
+        AUTHENTICATION (config file only, so that secrets stay off the command line):
+          "ingestTokens": [{"name": "gw-dock", "token": "SECRET", "sites": ["demo-warehouse"]}],
+          "feedTokens":   [{"name": "dashboard", "token": "SECRET2"}]
+        When a port has tokens, a connection's first line must be 'auth SECRET' (within
+        "authTimeout", default 5 s); otherwise it reads '# error: …' and is closed, and the failure
+        is logged and counted (auth_failures). A gateway token with "sites" may only write those
+        sites: other lines are rejected as site_not_allowed. A feed token with "sites" only reads
+        those sites. Tokens need at least 16 characters. Keep the config file readable by the
+        service's user only (the service warns otherwise).
+
+        LIMITS (flags or config keys; over a limit, a clear '# error' or rejection, never a crash):
+          line length (maxLineLength, 65536 B: line_too_long), lines per second per ingest connection
+          (--max-lines-per-second, off by default: rate_limited), connections (maxIngestConnections
+          4096, maxFeedClients 1024, maxConnectionsPerAddress 2048: '# error' and close, counted as
+          connections_refused), tags per site (--max-tags-per-site, 100000: too_many_tags), and the
+          subscription (maxSubscriptionLength 65536 B, maxSubscriptionItems 10000 sites and tags).
+
         OPTIONS (a flag overrides the --config file, which overrides the default):
           --config FILE            JSON settings, e.g. {"bind": "0.0.0.0", "ingestPort": 7400,
                                    "dataDirectory": "/var/lib/sextant", "sites": ["Sites"],
@@ -45,6 +62,8 @@ enum ServeCommand {
                                    disconnect
           --subscription-wait S    how long a feed client may take to subscribe (default 0.2)
           --record-measurements    also store every accepted raw ingest line (for a later replay)
+          --max-lines-per-second N lines per second one ingest connection may send (default 0: no limit)
+          --max-tags-per-site N    tags one site may track at once (default 100000)
           --log-level LEVEL        debug, info (default), warn or error
           -h, --help               show this help
         """
@@ -52,11 +71,18 @@ enum ServeCommand {
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "serve",
                               options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
-                                        "output-interval", "feed-queue", "overflow", "subscription-wait", "log-level"],
+                                        "output-interval", "feed-queue", "overflow", "subscription-wait", "log-level",
+                                        "max-lines-per-second", "max-tags-per-site"],
                               switches: ["record-measurements", "no-bias-learning"])
         if a.wantsHelp { print(help); return }
         let config = try makeConfig(a)
         let logger = Logger(level: try logLevel(a.string("log-level") ?? "info"))
+        if let path = a.string("config"), config.ingestTokens.isRequired || config.feedTokens.isRequired,
+           let mode = try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int,
+           mode & 0o077 != 0 {
+            logger.warning("the config file holds tokens and other users may read it; chmod 600 it",
+                           ["file": path, "mode": String(mode, radix: 8)])
+        }
         var paths = config.sitePaths
         if paths.isEmpty, FileManager.default.fileExists(atPath: "Sites") { paths = ["Sites"] }
         let imports: [SiteFile]
@@ -112,6 +138,8 @@ enum ServeCommand {
         }
         c.subscriptionWait = try a.double("subscription-wait", default: c.subscriptionWait, in: 0...60)
         if a.flag("record-measurements") { c.recordMeasurements = true }
+        c.maxLinesPerSecond = try a.double("max-lines-per-second", default: c.maxLinesPerSecond, in: 0...1e9)
+        c.maxTagsPerSite = try a.int("max-tags-per-site", default: c.maxTagsPerSite, in: 1...100_000_000)
         do { try c.validate() } catch { throw CommandError.usage("serve: \(error)") }
         return c
     }

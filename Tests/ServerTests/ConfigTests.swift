@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Server
 
@@ -38,5 +39,16 @@ import Testing
         let text = String(decoding: q.pendingBytes(), as: UTF8.self)
         #expect(text.hasPrefix("# dropped 3 lines\nline 3\n"))
         #expect(text.hasSuffix("line 9\n"))
+    }
+
+    @Test("the example configurations in deploy/ are valid")
+    func deployExamples() throws {
+        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy")
+        for name in ["sextant.json", "sextant-auth.json"] {
+            var c = ServiceConfig()
+            try c.apply(json: Array(try Data(contentsOf: deploy.appendingPathComponent(name))))
+            #expect(c.dataDirectory == "/var/lib/sextant", "\(name)")
+        }
     }
 }

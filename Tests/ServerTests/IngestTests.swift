@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import Pipeline
 @testable import Server
 
 @Suite(.serialized) struct IngestTests {
@@ -103,8 +104,10 @@ import Wire
         for (key, _) in bad { #expect(s.rejected[key] == 1, "\(key)") }
         #expect(s.rejectedTotal == bad.count)
         #expect(s.eventsApplied == 1)
-        let keys = Set(RejectReason.allKeys + ["unknown_site", "unknown_anchor", "unsupported_technology"])
-        #expect(Set(bad.map(\.0)).union(["missing_timestamp"]) == keys)
+        // missing_timestamp cannot happen live (the receive time is the default); the limits' and the
+        // tokens' keys are checked in LimitsTests and AuthenticationTests.
+        let keys = Set(RejectReason.allKeys + Pipeline.rejectionKeys)
+        #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited"]) == keys)
         let replies = LineReader(g).lines(timeout: 3) { $0.contains("[unsupported_technology]") }
         #expect(replies.count == bad.count)
         for (i, (key, _)) in bad.enumerated() {

@@ -4,6 +4,9 @@ public struct EngineConfig: Sendable, Equatable {
     public var tagTimeout: Double = 10
     /// Minimum interval between two output lines of one tag, seconds (0: one per measurement).
     public var outputInterval: Double = 0.1
+    /// Most tags one site tracks at once; events that would start another are refused
+    /// (`too_many_tags`). About 3 KB of engine state per tag, so the default bounds a site at ~300 MB.
+    public var maxTagsPerSite = 100_000
     /// Measurements older than this are not used to (re)initialise a tag by multilateration, seconds.
     public var initWindow: Double = 1.0
     /// Anchors heard within this window count in a position's `anchors` field, seconds.

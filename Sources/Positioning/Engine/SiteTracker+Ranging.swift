@@ -13,6 +13,7 @@ extension SiteTracker {
         // smoother are modified beside it and the context is read.
         var slot = tracks.index(forKey: r.tag)
         if slot == nil {
+            try admitNewTag()
             tracks[r.tag] = TagTrack(anchorCount: context.anchorPositions.count, time: r.time)
             slot = tracks.index(forKey: r.tag)
         }

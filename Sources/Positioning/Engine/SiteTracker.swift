@@ -5,6 +5,11 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
     case unknownSite(String)
     case unknownAnchor(site: String, anchor: String)
     case unsupportedTechnology(anchor: String, technology: Technology)
+    /// A new tag would take the site over `EngineConfig.maxTagsPerSite`.
+    case tooManyTags(site: String, limit: Int)
+
+    /// Every key, so counters can be created up front.
+    public static let allKeys = ["unknown_site", "unknown_anchor", "unsupported_technology", "too_many_tags"]
 
     /// A stable snake_case name for counters.
     public var key: String {
@@ -12,6 +17,7 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
         case .unknownSite: "unknown_site"
         case .unknownAnchor: "unknown_anchor"
         case .unsupportedTechnology: "unsupported_technology"
+        case .tooManyTags: "too_many_tags"
         }
     }
 
@@ -20,6 +26,7 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
         case .unknownSite(let s): "unknown site '\(s)'"
         case .unknownAnchor(let s, let a): "unknown anchor '\(a)' in site '\(s)'"
         case .unsupportedTechnology(let a, let t): "anchor '\(a)' does not range with '\(t.rawValue)'"
+        case .tooManyTags(let s, let limit): "site '\(s)' already tracks \(limit) tags, its limit; new tags are refused"
         }
     }
 }
@@ -71,7 +78,7 @@ public struct SiteTracker: Sendable {
         case .ranging(let r):
             try handleRanging(r, emit: emit)
         case .motion(_, let tag, let state, let t):
-            handleMotion(tag: tag, state: state, time: t)
+            try handleMotion(tag: tag, state: state, time: t)
         case .removed(_, let anchorID, let tag, let reason, let t):
             guard let a = site.anchorIndex[anchorID] else { throw .unknownAnchor(site: site.id, anchor: anchorID) }
             endPair(tag: tag, anchor: a, reason: reason, time: t, emit: emit)
@@ -97,9 +104,16 @@ public struct SiteTracker: Sendable {
 
     // MARK: lifecycle
 
-    mutating func handleMotion(tag: String, state: MotionState, time: Nanoseconds) {
+    /// Refuses a new tag when the site already tracks `maxTagsPerSite` (a bound on memory that a
+    /// gateway sending made-up tag names cannot push past).
+    func admitNewTag() throws(EngineRejection) {
+        if tracks.count >= config.maxTagsPerSite { throw .tooManyTags(site: site.id, limit: config.maxTagsPerSite) }
+    }
+
+    mutating func handleMotion(tag: String, state: MotionState, time: Nanoseconds) throws(EngineRejection) {
         // A hint may come before the tag's first range (a gateway reports the accelerometer as soon
         // as it hears the tag): it starts the track, so the hint is there when the ranges arrive.
+        if tracks[tag] == nil { try admitNewTag() }
         var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time)
         let was = track.motion
         track.motion = state

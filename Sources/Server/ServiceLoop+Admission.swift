@@ -1,0 +1,132 @@
+import Positioning
+import Wire
+
+/// Who may connect: the connection limits (per port and per address) and the `auth` first line.
+extension ServiceLoop {
+    /// The two ports, for the limits and the messages.
+    enum Port: String {
+        case ingest, feed
+    }
+
+    /// Accepts the pending connections of a listener, at most 64 a turn so that one port cannot
+    /// starve the loop. A connection over a limit gets `# error: …` and is closed. Each admitted one
+    /// gets a fresh token; `open` makes the object that owns its descriptor, which `keep` stores once
+    /// the poller watches it (otherwise the owner closes it).
+    func acceptPending<Owner>(on listener: Socket?, port: Port, open: (Int32, UInt64, String) -> Owner,
+                              keep: (Owner, UInt64) -> Void) {
+        guard let listener else { return }
+        for _ in 0..<64 {
+            let fd: Int32
+            do {
+                guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
+                fd = accepted
+            } catch {
+                logger.error("accept failed on the \(port.rawValue) port", ["error": error])
+                return
+            }
+            let peer = Syscall.peerName(fd)
+            let address = Self.address(of: peer)
+            if let refusal = admissionRefusal(port: port, address: address) {
+                let socket = Socket(fd: fd)
+                _ = try? Syscall.send(fd, Array("# error: \(refusal)\n".utf8)[...])
+                socket.close()
+                connectionsRefused += 1
+                logRefusal(port: port, peer: peer, reason: refusal)
+                continue
+            }
+            let token = nextToken
+            nextToken += 1
+            let owner = open(fd, token, peer)
+            do { try poller.register(fd, token: token) } catch {
+                logger.error("cannot watch a new connection", ["port": port.rawValue, "error": error])
+                continue
+            }
+            connectionsByAddress[address, default: 0] += 1
+            keep(owner, token)
+        }
+    }
+
+    /// Why a new connection from `address` to `port` is refused, or nil when it is admitted.
+    func admissionRefusal(port: Port, address: String) -> String? {
+        let open = port == .ingest ? sessions.count : feeds.count
+        let limit = port == .ingest ? config.maxIngestConnections : config.maxFeedClients
+        if open >= limit { return "the \(port.rawValue) port has its maximum of \(limit) connections; try later" }
+        if connectionsByAddress[address, default: 0] >= config.maxConnectionsPerAddress {
+            return "\(address) has its maximum of \(config.maxConnectionsPerAddress) connections; try later"
+        }
+        return nil
+    }
+
+    /// Forgets a closed connection in the per-address counts.
+    func released(peer: String) {
+        let address = Self.address(of: peer)
+        guard let n = connectionsByAddress[address] else { return }
+        connectionsByAddress[address] = n > 1 ? n - 1 : nil
+    }
+
+    /// The address part of `address:port`.
+    static func address(of peer: String) -> String {
+        peer.lastIndex(of: ":").map { String(peer[..<$0]) } ?? peer
+    }
+
+    /// Logs a refused connection, at most once a second (a flood of connections must not flood the log).
+    private func logRefusal(port: Port, peer: String, reason: String) {
+        let now = ServiceClock.monotonicNow()
+        guard now - lastRefusalLog >= 1_000_000_000 else {
+            refusalsNotLogged += 1
+            return
+        }
+        logger.warning("connection refused", ["port": port.rawValue, "peer": peer, "reason": reason,
+                                              "not_logged_since_last": refusalsNotLogged])
+        lastRefusalLog = now
+        refusalsNotLogged = 0
+    }
+
+    // MARK: authentication
+
+    /// Checks an ingest connection's first line against the gateway tokens. On failure the gateway
+    /// gets `# error: …` and the connection is closed at the end of the chunk.
+    func authenticate(_ s: IngestSession, _ piece: SplitLine) {
+        let verdict: AccessList.Verdict
+        switch piece {
+        case .line(_, let bytes): verdict = config.ingestTokens.check(line: bytes)
+        case .tooLong: verdict = .notAnAuthLine
+        }
+        switch verdict {
+        case .accepted(let token):
+            s.access = token
+            s.authDeadline = nil
+            logger.info("gateway authenticated", ["conn": s.id, "peer": s.peer, "token": token.name])
+        case .notAnAuthLine, .unknownSecret:
+            authenticationFailed(peer: s.peer, port: .ingest, verdict: verdict)
+            s.closeReason = "authentication failed"
+            s.sendBestEffort("# error: \(Self.message(for: verdict))\n")
+        }
+    }
+
+    /// Closes the gateway connections that did not authenticate in time (checked once a second).
+    func closeUnauthenticatedGateways(now: Int64) {
+        for s in Array(sessions.values) {
+            guard let d = s.authDeadline, d <= now else { continue }
+            authenticationFailed(peer: s.peer, port: .ingest, verdict: nil)
+            s.sendBestEffort("# error: authentication timed out: send 'auth TOKEN' as the first line\n")
+            closeIngest(s, reason: "authentication timed out")
+        }
+    }
+
+    /// Counts and logs a failed authentication (verdict nil: the deadline passed).
+    func authenticationFailed(peer: String, port: Port, verdict: AccessList.Verdict?) {
+        authFailures += 1
+        logger.warning("authentication failed", ["port": port.rawValue, "peer": peer,
+                                                 "reason": verdict.map(Self.message(for:)) ?? "timed out"])
+    }
+
+    /// What a client reads when its first line does not let it in.
+    static func message(for verdict: AccessList.Verdict) -> String {
+        switch verdict {
+        case .accepted: "authenticated"
+        case .notAnAuthLine: "authentication required: send 'auth TOKEN' as the first line"
+        case .unknownSecret: "authentication failed: unknown token"
+        }
+    }
+}
