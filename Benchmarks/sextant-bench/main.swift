@@ -20,6 +20,13 @@ let help = """
       swift build -c release --product sextant-bench && .build/release/sextant-bench all
     """
 
+// Like `sextant`: one BLAS thread, set before OpenBLAS loads (by re-executing once), so that its spinning
+// worker threads do not take the second core from the measured thread.
+if getenv("OPENBLAS_NUM_THREADS") == nil {
+    setenv("OPENBLAS_NUM_THREADS", "1", 1)
+    execv("/proc/self/exe", CommandLine.unsafeArgv)
+}
+
 var args = Array(CommandLine.arguments.dropFirst())
 if args.first == "_memory-probe" {   // internal: the child process of MemoryProbe.measureInChild
     let r = MemoryProbe.probe(tags: args.count > 1 ? Int(args[1]) ?? 100_000 : 100_000)
