@@ -36,7 +36,11 @@ extension ServiceLoop {
         switch result {
         case .wouldBlock: return
         case .done(0): closeIngest(s, reason: "closed by peer")
-        case .done(let n): ingest(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: s)
+        case .done(let n):
+            ingest(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: s)
+            // Send this chunk's outputs now rather than after every ready connection has been read:
+            // with many busy gateways, a position would otherwise wait for all their chunks.
+            endOfTurn()
         }
     }
 
