@@ -6,7 +6,8 @@ extension ServiceConfig {
     public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "sites", "tagTimeout",
                                   "outputInterval", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
                                   "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
-                                  "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay"]
+                                  "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
+                                  "retentionFullDays", "retentionKeepDays", "retentionInterval"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
     ///
@@ -77,6 +78,9 @@ extension ServiceConfig {
         if let v = try integer("rejectionReplyBuffer", 0...Int.max) { rejectionReplyBuffer = v }
         if let v = try integer("historyBatchSize", 0...Int.max) { historyBatchSize = v }
         if let v = try number("historyMaxDelay") { historyMaxDelay = v }
+        if let v = try number("retentionFullDays") { retentionFullDays = v }
+        if let v = try number("retentionKeepDays") { retentionKeepDays = v }
+        if let v = try number("retentionInterval") { retentionInterval = v }
         try validate()
     }
 }
