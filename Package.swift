@@ -36,6 +36,8 @@ let package = Package(
                           path: "Benchmarks/sextant-bench", swiftSettings: strict),
         .executableTarget(name: "service-bench", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline"],
                           path: "Benchmarks/service-bench", swiftSettings: strict),
+        .executableTarget(name: "store-bench", dependencies: ["Store", "Positioning", "Numerics"],
+                          path: "Benchmarks/store-bench", swiftSettings: strict),
         .testTarget(name: "NumericsTests", dependencies: ["Numerics"], swiftSettings: strict),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Numerics"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Positioning"], swiftSettings: strict),

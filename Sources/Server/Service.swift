@@ -18,6 +18,8 @@ public final class Service: @unchecked Sendable {
     /// The sites served.
     public let sites: [Site]
     private let loop: ServiceLoop
+    /// Applies retention to the history while the service runs; started by `start()`, stopped with the loop.
+    private let retention: RetentionRunner?
     /// Guards `_state`, `_ports` and `thread`; the loop's own state is confined to the loop thread.
     private let lock = NSLock()
     private var _state = State.initial
@@ -29,12 +31,14 @@ public final class Service: @unchecked Sendable {
     ///   - sites: the site maps to position.
     ///   - lastPositions: each tag's last known position, for the feed snapshot (from the store).
     ///   - history: where positions (and recorded lines) go; nil for none.
+    ///   - retention: applied to the history while the service runs; nil for none.
     ///   - logger: structured log lines.
     public init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate] = [],
-                history: (any HistorySink)? = nil, logger: Logger = Logger()) throws {
+                history: (any HistorySink)? = nil, retention: RetentionRunner? = nil, logger: Logger = Logger()) throws {
         self.config = config
         self.logger = logger
         self.sites = sites
+        self.retention = retention
         loop = try ServiceLoop(config: config, sites: sites, lastPositions: lastPositions, history: history,
                                logger: logger)
     }
@@ -62,8 +66,10 @@ public final class Service: @unchecked Sendable {
             throw error
         }
         let loop = self.loop
+        let retention = self.retention
         let thread = Thread { [self] in
             loop.run()
+            retention?.stop()
             lock.withLock { _state = .shutdown }
             finished.signal()
         }
@@ -80,6 +86,12 @@ public final class Service: @unchecked Sendable {
                            ["bind": config.bindAddress])
         }
         thread.start()
+        if let retention {
+            logger.info("retention on", ["full_rate_days": Double(retention.policy.fullRate) / 86_400e9,
+                                         "keep_days": Double(retention.policy.keep) / 86_400e9,
+                                         "interval_s": retention.interval])
+            retention.start()
+        }
     }
 
     /// The counters, read on the loop thread (so they include every line processed so far).

@@ -9,7 +9,8 @@ extension ServiceConfig {
                                   "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
                                   "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
                                   "maxConnectionsPerAddress", "maxTagsPerSite", "maxSubscriptionLength",
-                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout"]
+                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout",
+                                  "retentionFullDays", "retentionKeepDays", "retentionInterval"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
     ///
@@ -90,6 +91,9 @@ extension ServiceConfig {
         if let v = try number("authTimeout") { authTimeout = v }
         if let v = object["ingestTokens"] { ingestTokens = try Self.tokens(v, key: "ingestTokens") }
         if let v = object["feedTokens"] { feedTokens = try Self.tokens(v, key: "feedTokens") }
+        if let v = try number("retentionFullDays") { retentionFullDays = v }
+        if let v = try number("retentionKeepDays") { retentionKeepDays = v }
+        if let v = try number("retentionInterval") { retentionInterval = v }
         try validate()
     }
 }

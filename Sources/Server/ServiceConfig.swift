@@ -1,4 +1,5 @@
 public import Positioning
+public import Store
 
 /// What a feed client's full queue does with the next line.
 public enum OverflowPolicy: String, Sendable, Equatable, CaseIterable {
@@ -46,6 +47,16 @@ public struct ServiceConfig: Sendable, Equatable {
     public var historyBatchSize = 4096
     /// Longest time a position waits before its batch is committed (default 0.2 s).
     public var historyMaxDelay: Double = 0.2
+    /// Retention while serving: days positions keep their full rate (and raw lines are kept).
+    /// Retention is off unless this or `retentionKeepDays` is set (default nil: off); when only the
+    /// other is set, this is 7 days, or `retentionKeepDays` if that is shorter.
+    public var retentionFullDays: Double?
+    /// Retention while serving: days positions (thinned to 1 Hz after `retentionFullDays`) and zone
+    /// events are kept at all. Default nil: off; when only `retentionFullDays` is set, 90 days, or
+    /// `retentionFullDays` if that is longer.
+    public var retentionKeepDays: Double?
+    /// Seconds between retention passes (default 60); each pass runs in transactions of at most 10,000 rows.
+    public var retentionInterval: Double = 60
 
     // Limits a client cannot exceed.
     /// Lines per second one ingest connection may send (0, the default: no limit). Lines beyond it
@@ -76,6 +87,15 @@ public struct ServiceConfig: Sendable, Equatable {
     public var authTimeout: Double = 5
 
     public init() {}
+
+    /// The retention the service applies while it runs, or nil when both day counts are unset.
+    public var retentionPolicy: RetentionPolicy? {
+        guard retentionFullDays != nil || retentionKeepDays != nil else { return nil }
+        let keep = retentionKeepDays ?? max(90, retentionFullDays ?? 0)
+        let full = retentionFullDays ?? min(7, keep)
+        let day = 86_400e9
+        return RetentionPolicy(fullRate: Nanoseconds(full * day), keep: Nanoseconds(keep * day))
+    }
 
     /// The engine settings these options imply.
     public var engine: EngineConfig {
@@ -113,6 +133,15 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
+        if let d = retentionFullDays {
+            try check(d >= 0 && d <= 36_500, "retentionFullDays", "must be between 0 and 36500 days")
+        }
+        if let d = retentionKeepDays {
+            try check(d > 0 && d <= 36_500, "retentionKeepDays", "must be more than 0 and at most 36500 days")
+            try check(d >= (retentionFullDays ?? 0), "retentionKeepDays", "must be at least retentionFullDays")
+        }
+        try check(retentionInterval >= 0.01 && retentionInterval <= 86_400, "retentionInterval",
+                  "must be between 0.01 and 86400 seconds")
         do { _ = try Socket.address(host: bindAddress, port: 0) } catch {
             throw ConfigError(key: "bind", message: "'\(bindAddress)' is not an IPv4 address")
         }

@@ -8,6 +8,8 @@ public final class ServiceHost: Sendable {
     public let store: HistoryStore
     public let writer: HistoryWriter
     public let service: Service
+    /// The retention applied while the service runs (`config.retentionPolicy`); nil when off.
+    public let retention: RetentionRunner?
 
     /// Opens (or creates) the data directory, saves the given site files in it, reloads every stored
     /// site and each tag's last position, and creates the service (not started).
@@ -37,8 +39,14 @@ public final class ServiceHost: Sendable {
                                               "known_tags": last.count])
         writer = store.makeWriter(batchSize: config.historyBatchSize,
                                   maxDelay: .nanoseconds(Int64(config.historyMaxDelay * 1e9)))
+        let store = self.store
+        let retention = config.retentionPolicy.map {
+            RetentionRunner(store: store, policy: $0, interval: config.retentionInterval, logger: logger)
+        }
+        self.retention = retention
         do {
-            service = try Service(config: config, sites: sites, lastPositions: last, history: writer, logger: logger)
+            service = try Service(config: config, sites: sites, lastPositions: last, history: writer,
+                                  retention: retention, logger: logger)
         } catch {
             writer.close()
             throw error

@@ -199,6 +199,7 @@ final class ServiceLoop: @unchecked Sendable {
         s.positionsOut = pipeline.positionsOut
         s.proximityOut = pipeline.proximityOut
         s.removedOut = pipeline.removedOut
+        s.zoneEventsOut = pipeline.zoneEventsOut
         s.partialLinesDropped = partialLinesDropped
         s.ingestConnections = sessions.count
         s.ingestConnectionsTotal = ingestTotal

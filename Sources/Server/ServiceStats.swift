@@ -9,6 +9,8 @@ public struct ServiceStats: Sendable, Equatable {
     public var positionsOut = 0
     public var proximityOut = 0
     public var removedOut = 0
+    /// Zone enter and exit lines produced (each one goes to the feed and the history).
+    public var zoneEventsOut = 0
     /// Partial lines lost because a gateway disconnected mid-line.
     public var partialLinesDropped = 0
     public var ingestConnections = 0
@@ -47,6 +49,7 @@ public struct ServiceStats: Sendable, Equatable {
         f += rejected.keys.sorted().map { ("rejected_\($0)", rejected[$0]!) }
         f += [
             ("positions_out", positionsOut), ("proximity_out", proximityOut), ("removed_out", removedOut),
+            ("zone_events_out", zoneEventsOut),
             ("partial_lines_dropped", partialLinesDropped), ("ingest_connections", ingestConnections),
             ("ingest_connections_total", ingestConnectionsTotal), ("feed_clients", feedClients),
             ("feed_clients_total", feedClientsTotal), ("feed_lines_queued", feedLinesQueued),

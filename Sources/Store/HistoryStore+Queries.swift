@@ -31,14 +31,20 @@ extension HistoryStore {
 
     private func lastPositions(siteFilter: String?) throws -> [PositionEstimate] {
         try withDatabase { database in
-            let statement = try database.cachedStatement(sql: """
+            // With a site: walk the tags' (site, tag) index in order, one primary-key lookup per tag,
+            // no sort, and no site string read back per row.
+            let statement = try database.cachedStatement(sql: siteFilter == nil ? """
                 SELECT t.site, t.tag, \(HistorySQL.readColumns) FROM last_positions JOIN tags t ON t.id = tag_id
-                WHERE ?1 IS NULL OR t.site = ?1 ORDER BY t.site, t.tag
+                ORDER BY t.site, t.tag
+                """ : """
+                SELECT ?1, t.tag, \(HistorySQL.readColumns) FROM tags t JOIN last_positions l ON l.tag_id = t.id
+                WHERE t.site = ?1 ORDER BY t.tag
                 """)
             if let siteFilter { try statement.bind(siteFilter, at: 1) }
             var estimates: [PositionEstimate] = []
             try statement.forEachRow { row in
-                estimates.append(row.readPosition(site: row.string(at: 0) ?? "", tag: row.string(at: 1) ?? "", from: 2))
+                estimates.append(row.readPosition(site: siteFilter ?? row.string(at: 0) ?? "", tag: row.string(at: 1) ?? "",
+                                                  from: 2))
             }
             return estimates
         }

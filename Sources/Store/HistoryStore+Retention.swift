@@ -40,13 +40,25 @@ extension HistoryStore {
     /// a second run removes nothing more; recorded raw lines older than `now - fullRate` and zone
     /// events older than `now - keep` are deleted. Each tag's last position is kept. Freed pages are
     /// reused by later inserts, so a database under a policy stops growing (the file does not shrink).
+    ///
+    /// A caller that runs this repeatedly (the live service) passes the previous run's thinning end
+    /// as `thinnedBefore`, so that each run thins only what has aged since, instead of re-reading the
+    /// whole thinned range.
     /// - Parameters:
     ///   - policy: the ages.
     ///   - now: the current time, Unix nanoseconds (passed in, so that tests and replays are exact).
     ///   - batchSize: rows per transaction; at least 1.
-    public func applyRetention(_ policy: RetentionPolicy, now: Nanoseconds, batchSize: Int = 10_000) throws -> RetentionResult {
+    ///   - thinnedBefore: positions before this time (Unix nanoseconds) are already thinned; thinning
+    ///     starts at the beginning of its second. nil: thin the whole range.
+    ///   - isCancelled: checked between tags; when it returns true the run stops early (what was
+    ///     committed stays, and a later run finishes the work).
+    public func applyRetention(_ policy: RetentionPolicy, now: Nanoseconds, batchSize: Int = 10_000,
+                               thinnedBefore: Nanoseconds? = nil,
+                               isCancelled: () -> Bool = { false }) throws -> RetentionResult {
         let limit = Int64(max(1, batchSize))
         let deleteBefore = now - policy.keep, thinBefore = now - policy.fullRate
+        // The second that holds `thinnedBefore` may have one row kept before it: start at its beginning.
+        let thinFrom = thinnedBefore.map { max(deleteBefore, Self.secondStart($0)) } ?? deleteBefore
         var result = RetentionResult()
         try withDatabase { try $0.execute(sql: "PRAGMA busy_timeout = 5000") }
         let tagIDs = try withDatabase { database in
@@ -55,6 +67,7 @@ extension HistoryStore {
             return ids
         }
         for tagID in tagIDs {
+            if isCancelled() { return result }
             while true {  // old positions, by primary key range
                 let n = try deleteBatch("""
                     DELETE FROM positions WHERE tag_id = ?1 AND t_ns IN (
@@ -64,7 +77,7 @@ extension HistoryStore {
                 if n > 0 { result.batches += 1 }
                 if n < limit { break }
             }
-            try thin(tagID: tagID, from: deleteBefore, to: thinBefore, limit: limit, result: &result)
+            try thin(tagID: tagID, from: thinFrom, to: thinBefore, limit: limit, result: &result)
         }
         for (sql, cutoff, isZone) in [
             ("DELETE FROM measurements WHERE rowid IN (SELECT rowid FROM measurements WHERE t_ns < ?1 LIMIT ?2)", thinBefore, false),
@@ -99,7 +112,7 @@ extension HistoryStore {
                     let delete = try database.cachedStatement(sql: "DELETE FROM positions WHERE tag_id = ?1 AND t_ns = ?2")
                     var previous = lastSecond, deleted = 0
                     for t in times {
-                        let second = t >= 0 ? t / 1_000_000_000 : (t + 1) / 1_000_000_000 - 1
+                        let second = Self.secondStart(t)
                         if second == previous {
                             try delete.bind(tagID, at: 1)
                             try delete.bind(t, at: 2)
@@ -117,6 +130,12 @@ extension HistoryStore {
             cursor = next
             if read < limit { break }
         }
+    }
+
+    /// The start of the whole (Unix) second holding `t`, nanoseconds (rounding down, also before 1970).
+    static func secondStart(_ t: Nanoseconds) -> Nanoseconds {
+        let second: Int64 = 1_000_000_000
+        return (t >= 0 ? t / second : (t + 1) / second - 1) * second
     }
 
     /// Runs one bounded DELETE in its own transaction. - Returns: rows deleted.

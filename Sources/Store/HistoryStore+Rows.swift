@@ -10,6 +10,21 @@ enum HistorySQL {
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
         """
 
+    /// Rows per multi-row history insert: one statement step writes this many rows, which saves the
+    /// per-statement work (cursor open, seek from the root) of all but one of them. 16 × 17 = 272
+    /// parameters, far below SQLite's limit.
+    static let rowsPerInsert = 16
+
+    /// Inserts `rowsPerInsert` history rows (parameters 17·k + 1 … 17·k + 17 for row k), with the
+    /// same replace rule as `insertPosition`.
+    static let insertPositions: String = {
+        let rows = (0..<rowsPerInsert).map { row in
+            "(" + (1...17).map { "?\(row * 17 + $0)" }.joined(separator: ", ") + ")"
+        }
+        return "INSERT OR REPLACE INTO positions (tag_id, t_ns, \(StoreSchema.valueColumnNames)) VALUES "
+            + rows.joined(separator: ", ")
+    }()
+
     /// Upserts a tag's last position, unless the stored one is newer.
     static let upsertLastPosition = """
         INSERT INTO last_positions (tag_id, t_ns, \(StoreSchema.valueColumnNames))
@@ -37,30 +52,33 @@ enum HistorySQL {
 }
 
 extension Statement {
-    /// Binds `tagID` to parameter 1, the time to 2 and the values to 3...17, in `valueColumnNames` order.
+    /// Binds `tagID` to parameter `first`, the time to `first + 1` and the values to `first + 2`
+    /// … `first + 16`, in `valueColumnNames` order.
     ///
     /// The hot path of the history writer: binds straight through the C API (17 binds per row) and
     /// checks the combined result once, instead of range-checking each index.
     /// - Parameters:
     ///   - estimate: the position; NaN values are stored as `NULL`.
     ///   - tagID: the id of its (site, tag) in `tags`.
-    func bindPosition(_ estimate: PositionEstimate, tagID: Int64) throws {
-        var result = sqlite3_bind_int64(handle, 1, tagID)
-        result |= sqlite3_bind_int64(handle, 2, estimate.time)
-        result |= sqlite3_bind_double(handle, 3, estimate.position.x)
-        result |= sqlite3_bind_double(handle, 4, estimate.position.y)
-        result |= sqlite3_bind_double(handle, 5, estimate.position.z)
-        result |= sqlite3_bind_double(handle, 6, estimate.velocity.x)
-        result |= sqlite3_bind_double(handle, 7, estimate.velocity.y)
-        result |= sqlite3_bind_double(handle, 8, estimate.velocity.z)
-        result |= sqlite3_bind_double(handle, 9, estimate.sigma)
-        result |= sqlite3_bind_double(handle, 10, estimate.covXX)
-        result |= sqlite3_bind_double(handle, 11, estimate.covXY)
-        result |= sqlite3_bind_double(handle, 12, estimate.covYY)
-        result |= sqlite3_bind_double(handle, 13, estimate.covXZ)
-        result |= sqlite3_bind_double(handle, 14, estimate.covYZ)
-        result |= sqlite3_bind_double(handle, 15, estimate.covZZ)
-        result |= sqlite3_bind_int64(handle, 16, Int64(estimate.anchors))
+    ///   - first: the parameter index of `tag_id` (1, or 17·k + 1 for row k of `insertPositions`).
+    func bindPosition(_ estimate: PositionEstimate, tagID: Int64, first: Int32 = 1) throws {
+        let p = first - 1
+        var result = sqlite3_bind_int64(handle, p + 1, tagID)
+        result |= sqlite3_bind_int64(handle, p + 2, estimate.time)
+        result |= sqlite3_bind_double(handle, p + 3, estimate.position.x)
+        result |= sqlite3_bind_double(handle, p + 4, estimate.position.y)
+        result |= sqlite3_bind_double(handle, p + 5, estimate.position.z)
+        result |= sqlite3_bind_double(handle, p + 6, estimate.velocity.x)
+        result |= sqlite3_bind_double(handle, p + 7, estimate.velocity.y)
+        result |= sqlite3_bind_double(handle, p + 8, estimate.velocity.z)
+        result |= sqlite3_bind_double(handle, p + 9, estimate.sigma)
+        result |= sqlite3_bind_double(handle, p + 10, estimate.covXX)
+        result |= sqlite3_bind_double(handle, p + 11, estimate.covXY)
+        result |= sqlite3_bind_double(handle, p + 12, estimate.covYY)
+        result |= sqlite3_bind_double(handle, p + 13, estimate.covXZ)
+        result |= sqlite3_bind_double(handle, p + 14, estimate.covYZ)
+        result |= sqlite3_bind_double(handle, p + 15, estimate.covZZ)
+        result |= sqlite3_bind_int64(handle, p + 16, Int64(estimate.anchors))
         // The motion names are static ASCII text: SQLITE_STATIC, no copy.
         let motion: StaticString = switch estimate.motion {
         case .stationary: "stationary"
@@ -69,7 +87,7 @@ extension Statement {
         }
         result |= motion.withUTF8Buffer { text in
             text.baseAddress!.withMemoryRebound(to: CChar.self, capacity: text.count) {
-                sqlite3_bind_text(handle, 17, $0, Int32(text.count), nil)
+                sqlite3_bind_text(handle, p + 17, $0, Int32(text.count), nil)
             }
         }
         guard result == SQLITE_OK else {

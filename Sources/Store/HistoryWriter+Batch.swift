@@ -84,21 +84,43 @@ final class HistoryBatchWriter {
         return opened
     }
 
+    /// Inserts the rows in (tag, time) order, `HistorySQL.rowsPerInsert` per statement step, then
+    /// upserts each tag's newest row into `last_positions`.
+    ///
+    /// The order matters with many live tags: a batch holds a few rows of each of thousands of tags,
+    /// and written in arrival order every row lands on another B-tree leaf. Sorted, a tag's rows go
+    /// to the same leaf one after another.
     private func insert(_ positions: [PositionEstimate], into database: Database, added: inout [SiteTag]) throws {
         guard !positions.isEmpty else { return }
-        let insert = try database.cachedStatement(sql: HistorySQL.insertPosition)
-        var newest: [Int64: Int] = [:]  // tag id -> index in positions of its newest row
+        var order: [(tagID: Int64, time: Int64, index: Int)] = []
+        order.reserveCapacity(positions.count)
         for index in positions.indices {
             let estimate = positions[index]
             let tagID = try self.tagID(site: estimate.site, tag: estimate.tag, in: database, added: &added)
-            try insert.bindPosition(estimate, tagID: tagID)
-            try insert.executeBound()
-            if let previous = newest[tagID], positions[previous].time > estimate.time { continue }
-            newest[tagID] = index
+            order.append((tagID, estimate.time, index))
         }
+        // The index breaks ties, so a repeated (tag, time) is written later and replaces the earlier row.
+        order.sort { ($0.tagID, $0.time, $0.index) < ($1.tagID, $1.time, $1.index) }
+        let width = HistorySQL.rowsPerInsert
+        let many = try database.cachedStatement(sql: HistorySQL.insertPositions)
+        var next = 0
+        while order.count - next >= width {
+            for k in 0..<width {
+                let row = order[next + k]
+                try many.bindPosition(positions[row.index], tagID: row.tagID, first: Int32(k * 17 + 1))
+            }
+            try many.executeBound()
+            next += width
+        }
+        let one = try database.cachedStatement(sql: HistorySQL.insertPosition)
+        for row in order[next...] {
+            try one.bindPosition(positions[row.index], tagID: row.tagID)
+            try one.executeBound()
+        }
+        // The newest row of each tag is the last of its run in the sorted order.
         let upsert = try database.cachedStatement(sql: HistorySQL.upsertLastPosition)
-        for (tagID, index) in newest {
-            try upsert.bindPosition(positions[index], tagID: tagID)
+        for (i, row) in order.enumerated() where i == order.count - 1 || order[i + 1].tagID != row.tagID {
+            try upsert.bindPosition(positions[row.index], tagID: row.tagID)
             try upsert.executeBound()
         }
     }

@@ -77,16 +77,19 @@ enum HistoryCommand {
             try sink.flush()
             return
         }
-        var tags = a.strings("tag")
-        if tags.isEmpty { tags = try store.tags(site: site).map(\.tag) }
         if format == "csv" { try sink.write(PositionExport.csvHeader) }
         if a.flag("last") {
-            let wanted = Set(tags)
-            let last = try store.lastPositions(site: site).filter { wanted.contains($0.tag) }
+            var last = try store.lastPositions(site: site)
+            if !a.strings("tag").isEmpty {
+                let wanted = Set(a.strings("tag"))
+                last = last.filter { wanted.contains($0.tag) }
+            }
             try write(last, format: format, to: sink)
             try sink.flush()
             return
         }
+        var tags = a.strings("tag")
+        if tags.isEmpty { tags = try store.tags(site: site).map(\.tag) }
         var features: [String] = []
         for tag in tags {
             var track: [PositionEstimate] = []

@@ -64,6 +64,16 @@ enum ServeCommand {
           --record-measurements    also store every accepted raw ingest line (for a later replay)
           --max-lines-per-second N lines per second one ingest connection may send (default 0: no limit)
           --max-tags-per-site N    tags one site may track at once (default 100000)
+          --retention-full-days D  retention while serving (off by default): positions keep their
+                                   full rate for D days (default 7 once retention is on), and raw
+                                   lines are kept as long
+          --retention-keep-days D  retention while serving: positions are thinned to one per tag per
+                                   second after the full-rate days and deleted after D days, zone
+                                   events too (default 90 once retention is on). Either option
+                                   turns retention on: the rules of 'sextant history --prune',
+                                   applied every minute (JSON 'retentionInterval', seconds) on a
+                                   thread of their own, in transactions of at most 10,000 rows.
+                                   Without it the history grows until pruned from outside.
           --log-level LEVEL        debug, info (default), warn or error
           -h, --help               show this help
         """
@@ -72,7 +82,8 @@ enum ServeCommand {
         let a = try Arguments(argv, command: "serve",
                               options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
                                         "output-interval", "feed-queue", "overflow", "subscription-wait", "log-level",
-                                        "max-lines-per-second", "max-tags-per-site"],
+                                        "max-lines-per-second", "max-tags-per-site",
+                                        "retention-full-days", "retention-keep-days"],
                               switches: ["record-measurements", "no-bias-learning"])
         if a.wantsHelp { print(help); return }
         let config = try makeConfig(a)
@@ -140,6 +151,12 @@ enum ServeCommand {
         if a.flag("record-measurements") { c.recordMeasurements = true }
         c.maxLinesPerSecond = try a.double("max-lines-per-second", default: c.maxLinesPerSecond, in: 0...1e9)
         c.maxTagsPerSite = try a.int("max-tags-per-site", default: c.maxTagsPerSite, in: 1...100_000_000)
+        if a.string("retention-full-days") != nil {
+            c.retentionFullDays = try a.double("retention-full-days", default: 7, in: 0...36_500)
+        }
+        if a.string("retention-keep-days") != nil {
+            c.retentionKeepDays = try a.double("retention-keep-days", default: 90, in: 0...36_500)
+        }
         do { try c.validate() } catch { throw CommandError.usage("serve: \(error)") }
         return c
     }

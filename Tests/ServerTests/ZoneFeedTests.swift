@@ -27,6 +27,10 @@ import Store
         let floorEnters = lines.filter { $0.contains("zone=floor event=\"enter\"") }
         #expect(floorEnters.count == 3, "\(lines)")
         #expect(lines.allSatisfy { $0.hasPrefix("zone,site=demo-warehouse,tag=T") })
+        // Every zone line produced is counted, and '#stats' reports the counter.
+        #expect(t.service.stats().zoneEventsOut == lines.count)
+        let stats = ServiceStats.parse(commentLines: try StatsClient.request(host: "127.0.0.1", port: t.service.feedPort))
+        #expect(stats.first { $0.0 == "zone_events_out" }?.1 == "\(lines.count)")
         t.stop(removeData: false)
         let store = try HistoryStore(directory: t.directory)
         let stored = try store.zoneEvents(site: "demo-warehouse").filter { $0.zone == "floor" }
