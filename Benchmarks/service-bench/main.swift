@@ -169,21 +169,47 @@ do {
     // The gateway and the dashboard in this process (sharing its threads' cores with the service) …
     report(try runLatencyClient(site: s, ingestPort: service.ingestPort, feedPort: service.feedPort, quick: quick),
            "client in this process")
-    // … and in a process of their own, as real gateways and dashboards are.
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    child.arguments = ["--latency-client", "\(service.ingestPort)", "\(service.feedPort)"] + (quick ? ["--quick"] : [])
-    let pipe = Pipe()
-    child.standardOutput = pipe
-    try child.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    child.waitUntilExit()
-    let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-    if numbers.count >= 2 {
-        report(LatencyRun(sent: Int(numbers[0]), seconds: numbers[1], latencies: Array(numbers.dropFirst(2))),
-               "client in its own process")
+    // … and in a process of their own, as real gateways and dashboards are; then once more with the
+    // service's threads on CPU 1 and the client's on CPU 0 (taskset), so that the two do not take
+    // turns on one core: what a deployment with the gateways elsewhere sees.
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let clientArguments = [me, "--latency-client", "\(service.ingestPort)", "\(service.feedPort)"] + (quick ? ["--quick"] : [])
+    func childRun(_ label: String, command: [String]) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: command[0])
+        child.arguments = Array(command.dropFirst())
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        do { try child.run() } catch {
+            print("latency (\(label)): cannot start the client: \(error)")
+            return
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        if numbers.count >= 2 {
+            report(LatencyRun(sent: Int(numbers[0]), seconds: numbers[1], latencies: Array(numbers.dropFirst(2))), label)
+        } else {
+            print("latency (\(label)): the client failed: \(output)")
+        }
+    }
+    childRun("client in its own process", command: clientArguments)
+    let taskset = "/usr/bin/taskset"
+    if FileManager.default.isExecutableFile(atPath: taskset), ProcessInfo.processInfo.activeProcessorCount >= 2 {
+        let pid = "\(getpid())"
+        func pin(_ cpus: String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: taskset)
+            p.arguments = ["-a", "-p", "-c", cpus, pid]
+            p.standardOutput = FileHandle.nullDevice
+            try? p.run()
+            p.waitUntilExit()
+        }
+        pin("1")
+        childRun("client in its own process, pinned apart", command: [taskset, "-c", "0"] + clientArguments)
+        pin("0-\(ProcessInfo.processInfo.activeProcessorCount - 1)")
     } else {
-        print("latency (client in its own process): the client failed: \(output)")
+        print("latency (pinned apart): skipped (needs taskset and 2 CPUs)")
     }
     service.shutdown()
     try? FileManager.default.removeItem(atPath: service.config.dataDirectory)
