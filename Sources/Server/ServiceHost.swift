@@ -20,6 +20,12 @@ public final class ServiceHost: Sendable {
     ///   - logger: structured log lines.
     /// - Throws: a store error, or `ConfigError` when there is no site to serve.
     public init(config: ServiceConfig, imports: [SiteFile], fallback: Site? = nil, logger: Logger = Logger()) throws {
+        let files = Syscall.raiseOpenFileLimit()
+        if files.after > files.before {
+            logger.info("open file limit raised", ["from": files.before, "to": files.after])
+        } else if files.after < 2048 {
+            logger.warning("open file limit is low: each connection needs one", ["limit": files.after])
+        }
         store = try HistoryStore(directory: config.dataDirectory)
         for file in imports {
             try store.saveSite(file.site, json: file.json)

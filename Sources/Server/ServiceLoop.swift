@@ -59,6 +59,8 @@ final class ServiceLoop: @unchecked Sendable {
     var lastEventTime: Nanoseconds?
     var lastEventMonotonic: Int64 = 0
     var lastSweep: Int64 = 0
+    /// The history sink's counters when last logged (see `logHistoryHealth`).
+    var historyLogged = HistorySinkStats()
     let startedMonotonic = ServiceClock.monotonicNow()
     /// One read buffer for every connection (the loop reads one connection at a time).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -163,6 +165,7 @@ final class ServiceLoop: @unchecked Sendable {
             lastSweep = now
             idleSweep(now: now)
             if config.ingestTokens.isRequired { closeUnauthenticatedGateways(now: now) }
+            logHistoryHealth()
         }
     }
 

@@ -47,6 +47,23 @@ enum Syscall {
         }
     }
 
+    /// Raises the soft limit on open descriptors (`RLIMIT_NOFILE`) towards `wanted`, capped at the hard
+    /// limit: each connection holds a descriptor, and a common default soft limit (1,024) is below the
+    /// 1,100 connections the service is meant to hold. Never lowers it.
+    /// - Parameter wanted: the soft limit asked for.
+    /// - Returns: the soft limit before and after; equal when it was high enough or could not be raised.
+    static func raiseOpenFileLimit(to wanted: UInt64 = 65_536) -> (before: UInt64, after: UInt64) {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return (0, 0) }
+        let before = UInt64(limit.rlim_cur)
+        let target = min(wanted, UInt64(limit.rlim_max))  // RLIM_INFINITY is rlim_t.max
+        guard before < target else { return (before, before) }
+        limit.rlim_cur = rlim_t(target)
+        guard setrlimit(resource, &limit) == 0 else { return (before, before) }
+        return (before, target)
+    }
+
     static func socket(domain: Int32, type: Int32) throws(SystemError) -> Int32 {
         try retrying("socket") { Glibc.socket(domain, type | Int32(SOCK_CLOEXEC.rawValue), 0) }
     }

@@ -1,0 +1,22 @@
+/// The history sink's health in the log: the service keeps running when storage fails, so the log
+/// is where an operator learns that history is not being written (besides `#stats history_error`).
+extension ServiceLoop {
+    /// Compares the sink's counters with those of the last call (once a second, from the loop's
+    /// timer) and logs what changed: a storage error appearing or changing, rows dropped, and the
+    /// recovery when a batch commits again.
+    func logHistoryHealth() {
+        guard let history else { return }
+        let now = history.sinkStats
+        let before = historyLogged
+        historyLogged = now
+        if let error = now.lastError, error != before.lastError {
+            logger.error("history write failed; the rows are kept and retried",
+                         ["error": error, "pending": now.pending, "written": now.rowsWritten])
+        } else if now.lastError == nil, before.lastError != nil {
+            logger.info("history writing resumed", ["written": now.rowsWritten, "pending": now.pending])
+        }
+        if now.dropped > before.dropped {
+            logger.warning("history rows dropped", ["dropped": now.dropped - before.dropped, "total": now.dropped])
+        }
+    }
+}
