@@ -8,6 +8,8 @@ public import Positioning
 public protocol HistorySink: AnyObject, Sendable {
     /// Queues one position for the history.
     func append(_ estimate: PositionEstimate)
+    /// Queues positions, in order, at once (the event loop's positions of one turn).
+    func append(contentsOf estimates: [PositionEstimate])
     /// Queues one raw ingest line (as received, with a timestamp) of `site` at `time` (Unix ns).
     func append(measurementLine: [UInt8], site: String, time: Int64)
     /// Queues one zone enter or exit of `tag` in `zone` of `site` at `time` (Unix ns).
@@ -18,6 +20,12 @@ public protocol HistorySink: AnyObject, Sendable {
     func close()
     /// Counters of the sink.
     var sinkStats: HistorySinkStats { get }
+}
+
+extension HistorySink {
+    public func append(contentsOf estimates: [PositionEstimate]) {
+        for e in estimates { append(e) }
+    }
 }
 
 /// Counters of a history sink, for `#stats`.

@@ -111,7 +111,7 @@ extension ServiceLoop {
         case .position(let p):
             site = p.site; tag = p.tag; kind = .position
             lastPositions[TagKey(site: p.site, tag: p.tag)] = p
-            history?.append(p)
+            if history != nil { pendingHistory.append(p) }
         case .proximity(let s, let t, _, _, _, _):
             site = s; tag = t; kind = .proximity
         case .removed(let s, let t, _, _):

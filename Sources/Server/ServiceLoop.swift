@@ -37,6 +37,8 @@ final class ServiceLoop: @unchecked Sendable {
     var dirtyFeeds: [FeedClient] = []
     /// Clients whose queue overflowed under the `disconnect` policy, closed at the end of the turn.
     var overflowed: [FeedClient] = []
+    /// Positions of this loop turn, handed to the history at the end of the turn (one lock a turn).
+    var pendingHistory: [PositionEstimate] = []
     /// The last position of every tag seen (reloaded from the store at start).
     var lastPositions: [TagKey: PositionEstimate] = [:]
     var nextToken: UInt64 = 3
@@ -176,8 +178,13 @@ final class ServiceLoop: @unchecked Sendable {
         pipeline.advance(to: t + (now - lastEventMonotonic)) { route($0) }
     }
 
-    /// Flushes the feed clients that got lines and the ingest replies, closes overflowed clients.
+    /// Flushes the feed clients that got lines and the ingest replies, closes overflowed clients, and
+    /// hands the turn's positions to the history.
     func endOfTurn() {
+        if !pendingHistory.isEmpty {
+            history?.append(contentsOf: pendingHistory)
+            pendingHistory.removeAll(keepingCapacity: true)
+        }
         if !overflowed.isEmpty {
             for c in overflowed where feeds[c.id] != nil {
                 feedDisconnected += 1
@@ -233,6 +240,8 @@ final class ServiceLoop: @unchecked Sendable {
         feedListener = nil
         for s in Array(sessions.values) { closeIngest(s, reason: "shutdown") }
         if let history {
+            history.append(contentsOf: pendingHistory)
+            pendingHistory.removeAll()
             let rows = history.flush()
             history.close()
             logger.info("history committed", ["rows": rows])

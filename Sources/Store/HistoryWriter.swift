@@ -92,6 +92,19 @@ public final class HistoryWriter: @unchecked Sendable {
         wakeIfNeeded(queued: queuedPositions.count + queuedLines.count)
     }
 
+    /// Queues positions under one lock (the service hands over a loop turn's positions at once, so that
+    /// its thread takes this lock once a turn, not once a position). Never blocks on SQLite.
+    /// - Parameter estimates: in order; those beyond the backlog bound are dropped and counted.
+    public func append(contentsOf estimates: [PositionEstimate]) {
+        guard !estimates.isEmpty else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        let before = queuedPositions.count + queuedLines.count
+        for e in estimates where admitOne() { queuedPositions.append(e) }
+        let after = queuedPositions.count + queuedLines.count
+        if (before == 0 && after > 0) || (before < batchSize && after >= batchSize) { condition.signal() }
+    }
+
     /// Queues one raw ingest line for recording. Never blocks on SQLite.
     /// - Parameters:
     ///   - measurementLine: the line's bytes, without its newline.

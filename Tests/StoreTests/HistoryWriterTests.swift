@@ -45,6 +45,22 @@ struct HistoryWriterTests {
         }
     }
 
+    @Test("a batch handed over at once is committed without a flush: below the batch size by the delay, above it at once")
+    func appendContentsOfWakesTheWriter() throws {
+        try withTemporaryDirectory { directory in
+            let store = try HistoryStore(directory: directory.path("data"))
+            let writer = store.makeWriter(batchSize: 100, maxDelay: .milliseconds(50))
+            writer.append(contentsOf: (0..<10).map { makeEstimate(tag: "A", time: Int64($0)) })
+            let end = Date().addingTimeInterval(5)
+            while writer.stats.rowsWritten < 10 && Date() < end { usleep(5_000) }
+            #expect(writer.stats.rowsWritten == 10)   // no flush: the first rows started the delay clock
+            writer.append(contentsOf: (0..<250).map { makeEstimate(tag: "B", time: Int64($0)) })
+            #expect(writer.flush() == 260)
+            #expect(try store.positions(site: "demo-warehouse", tag: "B").map(\.time) == (0..<250).map(Int64.init))
+            writer.close()
+        }
+    }
+
     @Test("lastPositions holds the newest row per tag after several batches, even if an older one comes later")
     func lastPositionsNewestPerTag() throws {
         try withTemporaryDirectory { directory in
