@@ -147,7 +147,11 @@ final class ServiceLoop: @unchecked Sendable {
         let now = ServiceClock.monotonicNow()
         if !awaitingFeeds.isEmpty {
             for c in awaitingFeeds {
-                if case .awaitingSubscription(let d) = c.phase, d <= now { activate(c, .all) }
+                guard case .awaitingSubscription(let d) = c.phase, d <= now else { continue }
+                // A long turn (a backlog on many gateways) can pass the deadline before the client's
+                // request was read: read what it sent before treating it as silent.
+                feedEvent(c, events: Poller.readable)
+                if feeds[c.id] != nil, case .awaitingSubscription = c.phase { activate(c, .all) }
             }
         }
         if now - lastSweep >= 1_000_000_000 {
