@@ -6,9 +6,9 @@ extension HistoryWriter {
     /// transaction, and repeats until `close()`. Rows of a batch that failed transiently stay in
     /// `batchPositions`/`batchLines` (thread-local) and go out with the next attempt.
     func run() {
-        // History may lag by a batch; the engine and the feed may not. On Linux the nice value is
-        // per thread, so this lowers only the writer's priority against the service loop.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        // The writer runs at the process's priority. It once ran at nice 10 (for the feed's latency,
+        // which that did not improve); on a busy machine that starved it for seconds, and rows waited
+        // far longer than `maxDelay`: a SIGKILL then lost over a second of history.
         var batchPositions: [PositionEstimate] = []
         var batchLines: [PendingLine] = []
         condition.lock()
