@@ -142,8 +142,11 @@ def stamp_join(bodies, now_ns=None):
 
 
 def integrity(db_path):
-    with sqlite3.connect(db_path, timeout=30) as con:
+    con = sqlite3.connect(db_path, timeout=30)   # `with` would not close it
+    try:
         return con.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        con.close()
 
 
 def percentile(sorted_values, p):
