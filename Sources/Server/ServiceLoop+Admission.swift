@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Positioning
 import Wire
 
@@ -21,7 +24,13 @@ extension ServiceLoop {
                 guard case .done(let accepted) = try Syscall.accept(listener.fd) else { return }
                 fd = accepted
             } catch {
-                logger.error("accept failed on the \(port.rawValue) port", ["error": error])
+                if error.code == EMFILE || error.code == ENFILE {
+                    // Out of descriptors: the listener stays readable, so stop watching it for a moment
+                    // rather than spin on it; connections wait in the backlog meanwhile.
+                    pauseAccepting(listener, port: port)
+                } else {
+                    logger.error("accept failed on the \(port.rawValue) port", ["error": error])
+                }
                 return
             }
             let peer = Syscall.peerName(fd)
@@ -43,6 +52,30 @@ extension ServiceLoop {
             }
             connectionsByAddress[address, default: 0] += 1
             keep(owner, token)
+        }
+    }
+
+    /// Stops polling a listener for 0.1 s after accept ran out of descriptors (logged once a second).
+    func pauseAccepting(_ listener: Socket, port: Port) {
+        let now = ServiceClock.monotonicNow()
+        poller.remove(listener.fd)
+        pausedListeners.append((listener, port == .ingest ? Self.ingestToken : Self.feedToken, now + 100_000_000))
+        if now - lastRefusalLog >= 1_000_000_000 {
+            logger.warning("out of file descriptors: not accepting for 0.1 s", ["port": port.rawValue,
+                                                                                 "open_connections": sessions.count + feeds.count])
+            lastRefusalLog = now
+        }
+    }
+
+    /// Watches the paused listeners again once their pause is over.
+    func resumeAccepting(now: Int64) {
+        pausedListeners.removeAll { listener, token, until in
+            guard until <= now else { return false }
+            do { try poller.register(listener.fd, token: token) } catch {
+                logger.error("cannot watch a listener again", ["error": "\(error)"])
+                return false
+            }
+            return true
         }
     }
 

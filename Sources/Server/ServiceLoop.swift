@@ -56,6 +56,8 @@ final class ServiceLoop: @unchecked Sendable {
     /// Open connections (ingest and feed) per IP address.
     var connectionsByAddress: [String: Int] = [:]
     var lastRefusalLog: Int64 = 0
+    /// Listeners not polled until the given monotonic time (accept ran out of descriptors).
+    var pausedListeners: [(Socket, UInt64, Int64)] = []
     var refusalsNotLogged = 0
     /// The newest event time applied, and the monotonic time it was applied (for the idle sweep).
     var lastEventTime: Nanoseconds?
@@ -149,13 +151,20 @@ final class ServiceLoop: @unchecked Sendable {
         for c in awaitingFeeds {
             if let d = c.deadline { next = min(next, d) }
         }
+        for (_, _, until) in pausedListeners { next = min(next, until) }
         return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
     }
 
     private func timers() {
         let now = ServiceClock.monotonicNow()
+        if !pausedListeners.isEmpty { resumeAccepting(now: now) }
         if !awaitingFeeds.isEmpty {
             for c in awaitingFeeds {
+                guard let deadline = c.deadline, deadline <= now else { continue }
+                // A long turn (a backlog on many gateways) can pass the deadline before the client's
+                // request was read: read what it sent before treating it as silent.
+                feedEvent(c, events: Poller.readable)
+                guard feeds[c.id] != nil else { continue }
                 switch c.phase {
                 case .awaitingSubscription(let d) where d <= now: activate(c, .all)
                 case .awaitingAuth(let d) where d <= now: refuseUnauthenticated(c, verdict: nil)

@@ -6,9 +6,10 @@ extension HistoryWriter {
     /// transaction, and repeats until `close()`. Rows of a batch that failed transiently stay in
     /// `batchPositions`/`batchLines` (thread-local) and go out with the next attempt.
     func run() {
-        // History may lag by a batch; the engine and the feed may not. On Linux the nice value is
-        // per thread, so this lowers only the writer's priority against the service loop.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        // The writer runs at the process's priority. It once ran at nice 10 (for the feed's latency,
+        // which that did not improve); on a busy machine that starved it for seconds, and rows waited
+        // far longer than `maxDelay`: a SIGKILL then lost over a second of history.
+        Self.nameThisThread("sextant.history")
         var batchPositions: [PositionEstimate] = []
         var batchLines: [PendingLine] = []
         condition.lock()
@@ -46,6 +47,17 @@ extension HistoryWriter {
         isFinished = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Names the calling thread as `top -H` and `ps -L` show it (Linux: /proc/thread-self/comm; at most
+    /// 15 bytes). Best effort.
+    static func nameThisThread(_ name: String) {
+        #if canImport(Glibc)
+        let fd = Glibc.open("/proc/thread-self/comm", O_WRONLY)
+        guard fd >= 0 else { return }
+        _ = Array(name.utf8.prefix(15)).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        Glibc.close(fd)
+        #endif
     }
 
     /// Waits (with `condition` locked) until there is a reason to write: closing, a flush waiting for

@@ -87,16 +87,17 @@ class Server:
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
     def sched(self):
-        """(seconds on a CPU, seconds runnable but waiting for a CPU), summed over the server's threads."""
-        run = wait = 0
+        """(seconds on a CPU summed over the server's threads, seconds its busiest thread, the event
+        loop, was runnable but waiting for a CPU)."""
+        run, busiest = 0, (0, 0)
         for tid in os.listdir(f"/proc/{self.pid}/task"):
             try:
                 with open(f"/proc/{self.pid}/task/{tid}/schedstat") as f:
-                    r, w, _ = f.read().split()
-                run, wait = run + int(r), wait + int(w)
+                    r, w, _ = map(int, f.read().split())
+                run, busiest = run + r, max(busiest, (r, w))
             except OSError:
                 pass
-        return run / 1e9, wait / 1e9
+        return run / 1e9, busiest[1] / 1e9
 
     def kill(self):
         self.proc.send_signal(signal.SIGKILL)
@@ -141,8 +142,11 @@ def stamp_join(bodies, now_ns=None):
 
 
 def integrity(db_path):
-    with sqlite3.connect(db_path, timeout=30) as con:
+    con = sqlite3.connect(db_path, timeout=30)   # `with` would not close it
+    try:
         return con.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        con.close()
 
 
 def percentile(sorted_values, p):

@@ -111,9 +111,20 @@ def run(work, quick):
     db = os.path.join(data, "sextant.sqlite")
     log = os.path.join(work, "kill-serve.log")
     rng = random.Random(7)
-    previous = None        # (prefix, per-tag stored newest) of the round before
+    try:
+        return rounds_of(v, rounds, base, data, db, log, rng)
+    finally:
+        if server_alive[0] is not None and server_alive[0].proc.poll() is None:
+            server_alive[0].kill()
+
+
+server_alive = [None]
+
+
+def rounds_of(v, rounds, base, data, db, log, rng):
+    previous = None
     for r in range(1, rounds + 1):
-        server = Server(data, log).start()
+        server = server_alive[0] = Server(data, log).start()
         if previous:
             prefix, last = previous
             snap = snapshot(server, sorted(last))
@@ -172,7 +183,7 @@ def run(work, quick):
         v.check(f"round {r}: last_positions = each tag's newest row", not mismatched,
                 f"{len(per) - len(mismatched)} of {len(per)} tags")
         previous = (prefix, {t: n for t, (_, n, _) in per.items()})
-    server = Server(data, log).start()
+    server = server_alive[0] = Server(data, log).start()
     prefix, last = previous
     snap = snapshot(server, sorted(last))
     wrong = [t for t in last if snap.get(t) != last[t]]
