@@ -23,9 +23,27 @@ enum Throughput {
                     bounds: Bounds(min: Vec3(0, 0, 0), max: Vec3(60, 40, 10)), anchors: anchors, zones: [])
     }
 
+    static func duration(quick: Bool) -> Double { quick ? 5.0 : 20.0 }
+
+    /// Writes the stream that `run` times (`dir/hall.lp`) and the hall's site map (`dir/hall.json`), so
+    /// that a profiler can replay exactly that stream: `sextant replay --site dir/hall.json --input dir/hall.lp`.
+    static func writeStream(to dir: String, quick: Bool) {
+        let sim = SimulatedRun(site: hall, config: SimulationConfig(tags: 2000, duration: duration(quick: quick), seed: 7))
+        let url = URL(fileURLWithPath: dir)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data(hall.jsonBytes()).write(to: url.appendingPathComponent("hall.json"))
+            try Data(sim.input).write(to: url.appendingPathComponent("hall.lp"))
+        } catch {
+            FileHandle.standardError.write(Data("sextant-bench: cannot write to \(dir): \(error)\n".utf8))
+            exit(74)
+        }
+        print("\(dir)/hall.lp: \(Fmt.count(sim.rangingLines)) ranging lines; site map \(dir)/hall.json")
+    }
+
     static func run(quick: Bool) {
         let site = hall
-        let duration = quick ? 5.0 : 20.0
+        let duration = Self.duration(quick: quick)
         print("\n== Throughput: \(site.name), 16 UWB anchors, 2,000 tags, every pair in range (≤ 30 m) at 5 Hz, "
               + "\(Int(duration)) s simulated, no NLOS/outliers ==")
         // Memory first, in a fresh process, so that the stream below does not distort the RSS figures.

@@ -11,6 +11,8 @@ let help = """
       throughput   2,000 tags × 16 anchors 3-D stream through decode → filters → encode, on one core;
                    NumPy EKF baseline; memory per tag
       all          both
+      stream DIR   write the throughput stream (DIR/hall.lp) and its site map (DIR/hall.json), for
+                   profiling with `sextant replay` (`--quick`: the 5 s stream)
 
     OPTIONS:
       --quick      shorter simulations (CI-friendly)
@@ -39,6 +41,10 @@ if args.isEmpty || args.contains("-h") || args.contains("--help") || args == ["h
 }
 let quick = args.contains("--quick")
 args.removeAll { $0 == "--quick" }
+if args.count == 2, args[0] == "stream" {
+    Throughput.writeStream(to: args[1], quick: quick)
+    exit(0)
+}
 guard args.count == 1, ["accuracy", "throughput", "all"].contains(args[0]) else {
     FileHandle.standardError.write(Data("sextant-bench: unknown arguments \(args.joined(separator: " ")); see --help\n".utf8))
     exit(64)

@@ -13,6 +13,8 @@ public enum FixedDecimal {
     public static let maxDecimals = 17
 
     private static let exact: Double = 4_503_599_627_370_496 // 2^52
+    /// The most bytes that one number written here takes (sign, point and 36 digits at most).
+    static let maxLength = 48
 
     /// Appends `value` rounded to `decimals` places, trailing zeros trimmed.
     /// - Parameters:
@@ -20,6 +22,15 @@ public enum FixedDecimal {
     ///   - decimals: places after the point, clamped to 0…`maxDecimals`.
     ///   - buffer: receives ASCII bytes.
     public static func append(_ value: Double, decimals: Int, to buffer: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { scratch in
+            let count = write(value, decimals: decimals, to: scratch.baseAddress!)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress!, count: count))
+        }
+    }
+
+    /// Writes what `append(_:decimals:to:)` appends to `out` (room for `maxLength` bytes); returns the
+    /// number of bytes written.
+    static func write(_ value: Double, decimals: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
         let negative = value < 0
         let a = value.isNaN ? 0 : Swift.min(value.magnitude, limit)
         var d = Swift.max(0, Swift.min(decimals, maxDecimals))
@@ -31,11 +42,11 @@ public enum FixedDecimal {
             n = roundedScaled(a, NumberParsing.pow10(d))
         }
         if n == 0 {
-            buffer.append(ASCII.zero)
-            return
+            out[0] = ASCII.zero
+            return 1
         }
-        // Digits are produced from the right into a stack buffer, then appended at once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { digits in
+        // Digits are produced from the right into a stack buffer, then copied at once.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { digits in
             var k = 48
             var rest = n
             var trimming = true
@@ -60,7 +71,8 @@ public enum FixedDecimal {
                 k -= 1
                 digits[k] = ASCII.minus
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<48]))
+            out.update(from: digits.baseAddress! + k, count: 48 - k)
+            return 48 - k
         }
     }
 
@@ -71,11 +83,17 @@ public enum FixedDecimal {
     ///   - significantDigits: digits to keep, 1…17.
     ///   - buffer: receives ASCII bytes.
     public static func append(_ value: Double, significantDigits: Int, to buffer: inout [UInt8]) {
-        let a = value.magnitude
-        guard a.isFinite, a > 0 else {
-            append(value, decimals: 0, to: &buffer)
-            return
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { scratch in
+            let count = write(value, significantDigits: significantDigits, to: scratch.baseAddress!)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress!, count: count))
         }
+    }
+
+    /// Writes what `append(_:significantDigits:to:)` appends to `out` (room for `maxLength` bytes);
+    /// returns the number of bytes written.
+    static func write(_ value: Double, significantDigits: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let a = value.magnitude
+        guard a.isFinite, a > 0 else { return write(value, decimals: 0, to: out) }
         // e = floor(log10(a)), found by comparison with exact powers of ten.
         var e = 0
         if a >= 1 {
@@ -88,7 +106,7 @@ public enum FixedDecimal {
             }
         }
         let digits = Swift.max(1, Swift.min(significantDigits, 17))
-        append(value, decimals: digits - 1 - e, to: &buffer)
+        return write(value, decimals: digits - 1 - e, to: out)
     }
 
     /// `value` formatted with `append(_:decimals:to:)`, as a String.
@@ -115,6 +133,16 @@ public enum FixedDecimal {
     /// Appends the decimal digits of `n`, left-padded with zeros to `minWidth`.
     @inline(__always)
     static func appendDigits(_ n: UInt64, minWidth: Int = 1, to buffer: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { scratch in
+            let count = writeDigits(n, minWidth: minWidth, to: scratch.baseAddress!)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: scratch.baseAddress!, count: count))
+        }
+    }
+
+    /// Writes the decimal digits of `n`, left-padded with zeros to `minWidth` (at most 24 bytes in
+    /// all), to `out`; returns the number of bytes written.
+    @inline(__always)
+    static func writeDigits(_ n: UInt64, minWidth: Int = 1, to out: UnsafeMutablePointer<UInt8>) -> Int {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
             var k = 24
             var rest = n
@@ -127,7 +155,8 @@ public enum FixedDecimal {
                 k -= 1
                 digits[k] = ASCII.zero
             }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k..<24]))
+            out.update(from: digits.baseAddress! + k, count: 24 - k)
+            return 24 - k
         }
     }
 }

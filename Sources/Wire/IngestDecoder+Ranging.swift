@@ -12,7 +12,9 @@ extension IngestDecoder {
         let anchor = try f.requiredTag(f.anchor, "anchor")
         let tag = try f.requiredTag(f.tag, "tag")
         var technology: Technology?
-        if let tech = f.tech {
+        if let tech = f.tech, f.bytes.matches(tech, "uwb") {
+            technology = .uwb   // the common case, matched on the bytes without making a String
+        } else if let tech = f.tech {
             let text = f.bytes.string(tech)
             guard let t = Technology(rawValue: text) else {
                 throw .badValue(name: "tech", value: text,

@@ -79,6 +79,15 @@ enum NumberParsing {
     static func uint64(_ b: UnsafeRawBufferPointer, _ s: Int, _ e: Int) -> UInt64? {
         guard s < e else { return nil }
         var value: UInt64 = 0
+        if e - s <= 19 {
+            // Up to 19 digits cannot overflow (10¹⁹ − 1 < 2⁶⁴): no overflow checks (nanosecond timestamps).
+            for j in s..<e {
+                let d = b[j] &- ASCII.zero
+                guard d < 10 else { return nil }
+                value = value &* 10 &+ UInt64(d)
+            }
+            return value
+        }
         for j in s..<e {
             let d = b[j] &- ASCII.zero
             guard d < 10 else { return nil }

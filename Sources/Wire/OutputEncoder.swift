@@ -81,45 +81,53 @@ public enum OutputEncoder {
         guard isRepresentableTagValue(p.site), isRepresentableTagValue(p.tag), p.position.isFinite,
               p.velocity.isFinite, p.covXX.isFinite, p.covXY.isFinite, p.covYY.isFinite, p.covXZ.isFinite,
               p.covYZ.isFinite, p.covZZ.isFinite else { return false }
-        buffer.append("position")
-        buffer.appendTag("site", p.site)
-        buffer.appendTag("tag", p.tag)
-        buffer.append(ASCII.space)
-        buffer.appendFieldKey("x", first: true)
-        FixedDecimal.append(p.position.x, decimals: metreDecimals, to: &buffer)
-        metres("y", p.position.y, &buffer)
-        metres("z", p.position.z, &buffer)
-        metres("vx", p.velocity.x, &buffer)
-        metres("vy", p.velocity.y, &buffer)
-        metres("vz", p.velocity.z, &buffer)
-        // sigma from the clamped variances: rounding can leave a variance a hair below zero.
-        significant("sigma", (0.5 * (max(0, p.covXX) + max(0, p.covYY))).squareRoot(), &buffer)
-        significant("cxx", p.covXX, &buffer)
-        significant("cxy", p.covXY, &buffer)
-        significant("cyy", p.covYY, &buffer)
-        if p.covZZ > 0 {
-            significant("cxz", p.covXZ, &buffer)
-            significant("cyz", p.covYZ, &buffer)
-            significant("czz", p.covZZ, &buffer)
+        let motion = p.motion.rawValue
+        // The line is written into stack scratch and appended at once. Room: about 100 bytes of keys,
+        // 13 numbers of at most `FixedDecimal.maxLength`, two integers, and the ids escaped (≤ 2×).
+        let room = 800 + 2 * (p.site.utf8.count + p.tag.utf8.count + motion.utf8.count)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
+            var w = ByteWriter(scratch)
+            w.put("position")
+            w.putTag("site", p.site)
+            w.putTag("tag", p.tag)
+            w.put(ASCII.space)
+            w.putFieldKey("x", first: true)
+            w.putDecimal(p.position.x, decimals: metreDecimals)
+            metres("y", p.position.y, &w)
+            metres("z", p.position.z, &w)
+            metres("vx", p.velocity.x, &w)
+            metres("vy", p.velocity.y, &w)
+            metres("vz", p.velocity.z, &w)
+            // sigma from the clamped variances: rounding can leave a variance a hair below zero.
+            significant("sigma", (0.5 * (max(0, p.covXX) + max(0, p.covYY))).squareRoot(), &w)
+            significant("cxx", p.covXX, &w)
+            significant("cxy", p.covXY, &w)
+            significant("cyy", p.covYY, &w)
+            if p.covZZ > 0 {
+                significant("cxz", p.covXZ, &w)
+                significant("cyz", p.covYZ, &w)
+                significant("czz", p.covZZ, &w)
+            }
+            w.putFieldKey("anchors")
+            w.putInteger(Int64(p.anchors))
+            w.put(0x69) // i
+            w.put(",motion=")
+            w.putQuoted(motion)
+            w.putTimestamp(p.time)
+            buffer.append(contentsOf: w.written)
         }
-        buffer.appendFieldKey("anchors")
-        buffer.appendInteger(Int64(p.anchors))
-        buffer.append(0x69) // i
-        buffer.append(",motion=")
-        buffer.appendQuoted(p.motion.rawValue)
-        buffer.appendTimestamp(p.time)
         return true
     }
 
     @inline(__always)
-    private static func metres(_ key: StaticString, _ value: Double, _ buffer: inout [UInt8]) {
-        buffer.appendFieldKey(key)
-        FixedDecimal.append(value, decimals: metreDecimals, to: &buffer)
+    private static func metres(_ key: StaticString, _ value: Double, _ w: inout ByteWriter) {
+        w.putFieldKey(key)
+        w.putDecimal(value, decimals: metreDecimals)
     }
 
     @inline(__always)
-    private static func significant(_ key: StaticString, _ value: Double, _ buffer: inout [UInt8]) {
-        buffer.appendFieldKey(key)
-        FixedDecimal.append(value, significantDigits: covarianceDigits, to: &buffer)
+    private static func significant(_ key: StaticString, _ value: Double, _ w: inout ByteWriter) {
+        w.putFieldKey(key)
+        w.putSignificant(value, digits: covarianceDigits)
     }
 }

@@ -4,15 +4,15 @@
 public struct Engine: Sendable {
     /// One tracker per site, in the order the sites were given.
     public private(set) var siteTrackers: [SiteTracker]
-    private let siteIndex: [String: Int]
+    private let siteIndex: NameIndex
 
     /// - Parameters:
     ///   - sites: the site maps; ids must be unique (the first of duplicates wins).
     public init(sites: [Site], config: EngineConfig = EngineConfig()) {
-        var index: [String: Int] = [:]
+        var index = NameIndex()
         var trackers: [SiteTracker] = []
-        for s in sites where index[s.id] == nil {
-            index[s.id] = trackers.count
+        for s in sites where index.number(of: s.id) == nil {
+            index.insert(s.id)
             trackers.append(SiteTracker(site: s, config: config))
         }
         siteTrackers = trackers
@@ -25,13 +25,13 @@ public struct Engine: Sendable {
     }
 
     /// The tracker of one site.
-    public func tracker(_ site: String) -> SiteTracker? { siteIndex[site].map { siteTrackers[$0] } }
+    public func tracker(_ site: String) -> SiteTracker? { siteIndex.number(of: site).map { siteTrackers[$0] } }
 
     /// Applies one event; outputs go to `emit`.
     /// - Throws: `EngineRejection` when the site, anchor or technology is unknown; nothing changes then.
     public mutating func handle(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
         let siteID = event.site
-        guard let i = siteIndex[siteID] else { throw .unknownSite(siteID) }
+        guard let i = siteIndex.number(of: siteID) else { throw .unknownSite(siteID) }
         try siteTrackers[i].handle(event, emit: emit)
     }
 

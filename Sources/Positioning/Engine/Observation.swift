@@ -77,6 +77,24 @@ public struct Observation: Sendable, Equatable {
     }
 }
 
+/// The scalar observations of one ranging line (a range, an azimuth, an elevation: at most three),
+/// stored inline so that a line allocates nothing.
+struct LineObservations {
+    private var items = InlineArray<3, Observation>(
+        repeating: Observation(kind: .range, anchor: 0, anchorPosition: .zero, value: 0, std: 1, time: 0))
+    private(set) var count = 0
+
+    mutating func append(_ o: Observation) {
+        items[count] = o
+        count += 1
+    }
+
+    subscript(i: Int) -> Observation {
+        get { items[i] }
+        set { items[i] = newValue }
+    }
+}
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -3,22 +3,28 @@ internal import Numerics
 extension SiteTracker {
     /// Validates one ranging line and hands it to the tag's track, updated in place.
     mutating func handleRanging(_ r: Ranging, emit: (Output) -> Void) throws(EngineRejection) {
-        guard let a = site.anchorIndex[r.anchor] else { throw .unknownAnchor(site: site.id, anchor: r.anchor) }
-        let technologies = context.anchorTechnologies[a]
-        let tech = r.technology ?? technologies.first ?? .uwb
-        guard technologies.contains(tech) else {
-            throw .unsupportedTechnology(anchor: r.anchor, technology: tech)
+        guard let a = context.anchorNumber(r.anchor) else { throw .unknownAnchor(site: site.id, anchor: r.anchor) }
+        let tech: Technology
+        if let t = r.technology {
+            guard context.anchorTechnologies[a].contains(t) else {
+                throw .unsupportedTechnology(anchor: r.anchor, technology: t)
+            }
+            tech = t
+        } else {
+            // The anchor's first technology; an anchor without any supports none.
+            guard !context.anchorTechnologies[a].isEmpty else {
+                throw .unsupportedTechnology(anchor: r.anchor, technology: .uwb)
+            }
+            tech = context.anchorTechnology[a]
         }
         // Disjoint stored properties: the track is modified in place while the learner and the
         // smoother are modified beside it and the context is read.
-        var slot = tracks.index(forKey: r.tag)
-        if slot == nil {
+        var number = tracks.number(of: r.tag)
+        if number == nil {
             try admitNewTag()
-            tracks[r.tag] = TagTrack(anchorCount: context.anchorPositions.count, time: r.time)
-            slot = tracks.index(forKey: r.tag)
+            number = tracks.insert(r.tag, TagTrack(anchorCount: context.anchorPositions.count, time: r.time))
         }
-        // `values[index]` is modified in place (the default-value subscript copied the ~1 KB track).
-        context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.values[slot!],
+        context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.tracks[number!],
                         learner: &learnedBias, smoother: &smoother, emit: emit)
     }
 }
@@ -29,8 +35,7 @@ extension TrackerContext {
     /// a proximity line.
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
                  learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
-        let anchor = site.anchors[a]
-        var observations = makeObservations(r, anchorIndex: a, anchor: anchor, technology: tech, learner: learner)
+        var observations = makeObservations(r, anchorIndex: a, technology: tech, learner: learner)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
@@ -38,12 +43,12 @@ extension TrackerContext {
         if previous != .min, config.correlationTime > 0 {
             let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
             let inflation = (max(1, config.correlationTime / interval)).squareRoot()
-            for i in observations.indices { observations[i].std *= inflation }
+            for i in 0..<observations.count { observations[i].std *= inflation }
         }
         track.lastSeen = max(track.lastSeen, r.time)
         track.lastHeard[a] = r.time
         track.pairs[a] = .active
-        for o in observations { track.recent.append(o) }
+        for i in 0..<observations.count { track.recent.append(observations[i]) }
 
         if track.filter == nil {
             initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
@@ -54,12 +59,12 @@ extension TrackerContext {
                 >= site.dimensions + 2
             let held = predict(&track, to: r.time)
             let prior = smoother == nil ? nil : track.filter
-            for o in observations { update(&track, with: o) }
+            for i in 0..<observations.count { update(&track, with: observations[i]) }
             if placed && redundant { teachBiases(&track, time: r.time, learner: &learner) }
             if track.rejectRun >= config.divergenceRun
                 || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
                     && track.updatesSinceInit >= 2 * RecentObservations.capacity)
-                || !isPlausible(track.filter!) {
+                || !isPlausible(track.filter!.position, track.filter!.velocity) {
                 initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
                 // A filter that cannot be re-placed and has gone where no tag can be is dropped: the
                 // tag is "distance only" until multilateration places it again.
@@ -71,47 +76,47 @@ extension TrackerContext {
                 if let prior { smoother?.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false) }
             }
         }
-        if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchor: anchor, emit: emit) {
+        if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, emit: emit) {
             smoother?.markEmitted(tag: r.tag, estimate: p)
         }
     }
 
     /// Scalar observations of one ranging line.
-    func makeObservations(_ r: Ranging, anchorIndex a: Int, anchor: Anchor, technology: Technology,
-                          learner: BiasLearner) -> [Observation] {
-        var out: [Observation] = []
-        out.reserveCapacity(3)
+    func makeObservations(_ r: Ranging, anchorIndex a: Int, technology: Technology,
+                          learner: BiasLearner) -> LineObservations {
+        var out = LineObservations()
+        // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
         if let d = r.distance {
-            let std: Double = switch (r.std, anchor.rangeStd) {
+            let std: Double = switch (r.std, site.anchors[a].rangeStd) {
             case (let a?, let b?): max(a, b)
             case (let a?, nil): a
             case (nil, let b?): b
             case (nil, nil): technology.defaultRangeStd
             }
             let learned = learner.bias(anchor: a, technology: technology)
-            var o = Observation(kind: .range, anchor: a, anchorPosition: anchor.position,
-                                value: d - anchor.rangeBias - learned, std: std, time: r.time)
+            var o = Observation(kind: .range, anchor: a, anchorPosition: anchorPositions[a],
+                                value: d - site.anchors[a].rangeBias - learned, std: std, time: r.time)
             o.removedBias = learned
             out.append(o)
         }
-        guard let dir = r.direction, anchor.orientation != nil else { return out }
+        guard let dir = r.direction, site.anchors[a].orientation != nil else { return out }
         var az: Double?, el: Double?
         switch dir {
         case .angles(let a0, let e0): az = a0; el = e0
         case .vector(let v): az = atan2(v.y, v.x); el = atan2(v.z, (v.x * v.x + v.y * v.y).squareRoot())
         }
         // Field of view: the angle from the boresight, from whichever angles are known.
-        if let fov = anchor.fieldOfView {
+        if let fov = site.anchors[a].fieldOfView {
             let off = acos(max(-1, min(1, cos(az ?? 0) * cos(el ?? 0))))
             guard off <= fov / 2 else { return out }
         }
         let std = technology.defaultAngleStd
         if let az {
-            out.append(Observation(kind: .azimuth, anchor: a, anchorPosition: anchor.position,
+            out.append(Observation(kind: .azimuth, anchor: a, anchorPosition: anchorPositions[a],
                                    toAnchor: rotations[a], value: az, std: std, time: r.time))
         }
         if let el {
-            out.append(Observation(kind: .elevation, anchor: a, anchorPosition: anchor.position,
+            out.append(Observation(kind: .elevation, anchor: a, anchorPosition: anchorPositions[a],
                                    toAnchor: rotations[a], value: el, std: std, time: r.time))
         }
         return out
@@ -165,8 +170,11 @@ extension TrackerContext {
     /// triggers re-initialisation instead).
     /// True when the filter's state is physically possible: inside the site (with a margin) and slower
     /// than `maxSpeed`.
-    func isPlausible(_ f: TagFilter) -> Bool {
-        isInside(f.position) && f.velocity.norm <= config.maxSpeed
+    func isPlausible(_ f: TagFilter) -> Bool { isPlausible(f.position, f.velocity) }
+
+    /// `isPlausible` of a position (m) and velocity (m/s), without a copy of the filter.
+    func isPlausible(_ position: Vec3, _ velocity: Vec3) -> Bool {
+        isInside(position) && velocity.norm <= config.maxSpeed
     }
 
     /// True when `p` lies within the site's bounds grown horizontally by `boundsMargin` (at least 10 %
@@ -191,7 +199,7 @@ extension TrackerContext {
     }
 
     func update(_ track: inout TagTrack, with o: Observation) {
-        guard let inn = track.filter?.innovation(o) else { return }
+        guard track.filter != nil, let inn = track.filter!.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         track.nis += 0.05 * (min(e * e, 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
@@ -219,7 +227,7 @@ extension TrackerContext {
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per
     /// `outputInterval`.
     @discardableResult
-    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchor: Anchor,
+    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
                    emit: (Output) -> Void) -> PositionEstimate? {
         let interval = Nanoseconds(config.outputInterval * 1e9)
         guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return nil }
@@ -234,6 +242,7 @@ extension TrackerContext {
             var azimuth: Double? = nil
             if case .angles(let az?, _)? = r.direction { azimuth = az }
             if case .vector(let v)? = r.direction { azimuth = atan2(v.y, v.x) }
+            let anchor = site.anchors[a]
             emit(.proximity(site: site.id, tag: tag, anchor: anchor.id, distance: max(0, d - anchor.rangeBias),
                             azimuth: azimuth, time: r.time))
         }

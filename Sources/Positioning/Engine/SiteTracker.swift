@@ -39,7 +39,7 @@ public struct SiteTracker: Sendable {
     let context: TrackerContext
     public var site: Site { context.site }
     public var config: EngineConfig { context.config }
-    var tracks: [String: TagTrack] = [:]
+    var tracks = TrackTable()
     var lastSweep: Nanoseconds = .min
     /// Range biases learned online, one per anchor and technology (metres).
     public internal(set) var learnedBias: BiasLearner
@@ -67,7 +67,7 @@ public struct SiteTracker: Sendable {
 
     /// Every placed tag's current estimate.
     public var estimates: [PositionEstimate] {
-        tracks.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0) } }
+        tracks.all.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0) } }
     }
 
     /// Applies one event of this site; outputs go to `emit` in order.
@@ -94,7 +94,7 @@ public struct SiteTracker: Sendable {
         guard lastSweep == .min || now - lastSweep >= period else { return }
         lastSweep = now
         let limit = now - Nanoseconds(config.tagTimeout * 1e9)
-        let expired = tracks.filter { $0.value.lastSeen < limit && !$0.value.isSuspended }.map(\.key).sorted()
+        let expired = tracks.all.filter { $0.1.lastSeen < limit && !$0.1.isSuspended }.map(\.0).sorted()
         for tag in expired {
             context.zoneHysteresis.exitAll(site: site.id, tag: tag, inside: tracks[tag]!.zonesInside, time: now, emit: emit)
             tracks[tag] = nil
@@ -113,7 +113,7 @@ public struct SiteTracker: Sendable {
     mutating func handleMotion(tag: String, state: MotionState, time: Nanoseconds) throws(EngineRejection) {
         // A hint may come before the tag's first range (a gateway reports the accelerometer as soon
         // as it hears the tag): it starts the track, so the hint is there when the ranges arrive.
-        if tracks[tag] == nil { try admitNewTag() }
+        if tracks.number(of: tag) == nil { try admitNewTag() }
         var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time)
         let was = track.motion
         track.motion = state
@@ -140,7 +140,7 @@ public struct SiteTracker: Sendable {
 
     mutating func handleSession(anchor: Int, tag: String?, state: SessionState, time: Nanoseconds,
                                 emit: (Output) -> Void) {
-        let tags = tag.map { [$0] } ?? tracks.keys.sorted()
+        let tags = tag.map { [$0] } ?? tracks.tags.sorted()
         for t in tags {
             guard var track = tracks[t], track.pairs[anchor] != .idle || tag != nil else { continue }
             switch state {
@@ -170,6 +170,9 @@ struct TrackerContext: Sendable {
     let anchorTechnology: [Technology]
     let anchorRangeStd: [Double]
     let anchorTechnologies: [[Technology]]
+    /// The anchors numbered by id like `site.anchors` (the first of duplicate ids wins, as in
+    /// `site.anchorIndex`), for the per-line lookup.
+    let anchorNumbers: NameIndex
     /// Zone membership rules of the site.
     let zoneHysteresis: ZoneHysteresis
 
@@ -180,7 +183,12 @@ struct TrackerContext: Sendable {
         anchorPositions = site.anchors.map(\.position)
         anchorTechnology = site.anchors.map { $0.technologies.first ?? .uwb }
         anchorTechnologies = site.anchors.map(\.technologies)
+        anchorNumbers = NameIndex(site.anchors.map(\.id))
         zoneHysteresis = ZoneHysteresis(site: site, config: config)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
     }
+
+    /// The index of the anchor with this id in `site.anchors`, or nil when the site has no such anchor.
+    @inline(__always)
+    func anchorNumber(_ id: String) -> Int? { anchorNumbers.number(of: id) }
 }

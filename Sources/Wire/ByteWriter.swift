@@ -1,0 +1,91 @@
+/// Writes one line's bytes through a raw pointer into scratch memory the caller sized, for the
+/// encoders' hot paths: each piece is a store or a `memcpy`, with no capacity or uniqueness check of
+/// an `Array` per byte. The caller appends the finished line to its buffer at once.
+struct ByteWriter {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    /// Bytes written so far.
+    private(set) var count = 0
+
+    /// - Parameters:
+    ///   - scratch: memory for the line; it must hold every byte written (checked).
+    init(_ scratch: UnsafeMutableBufferPointer<UInt8>) {
+        base = scratch.baseAddress!
+        capacity = scratch.count
+    }
+
+    /// The bytes written so far.
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+        precondition(count < capacity, "ByteWriter: scratch too small")
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func put(_ literal: StaticString) {
+        let n = literal.utf8CodeUnitCount
+        precondition(count + n <= capacity, "ByteWriter: scratch too small")
+        (base + count).update(from: literal.utf8Start, count: n)
+        count += n
+    }
+
+    /// Writes `,key=value` with `,`, `=` and space in the value escaped.
+    mutating func putTag(_ key: StaticString, _ value: String) {
+        put(ASCII.comma)
+        put(key)
+        put(ASCII.equals)
+        for byte in value.utf8 {
+            if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space { put(ASCII.backslash) }
+            put(byte)
+        }
+    }
+
+    /// Writes `key=` preceded by `,` unless it is the first field.
+    @inline(__always)
+    mutating func putFieldKey(_ key: StaticString, first: Bool = false) {
+        if !first { put(ASCII.comma) }
+        put(key)
+        put(ASCII.equals)
+    }
+
+    /// Writes a quoted string field value with `"` and `\` escaped.
+    mutating func putQuoted(_ value: String) {
+        put(ASCII.quote)
+        for byte in value.utf8 {
+            if byte == ASCII.quote || byte == ASCII.backslash { put(ASCII.backslash) }
+            put(byte)
+        }
+        put(ASCII.quote)
+    }
+
+    /// Writes `value` as `FixedDecimal.append(_:decimals:to:)` does.
+    @inline(__always)
+    mutating func putDecimal(_ value: Double, decimals: Int) {
+        precondition(count + FixedDecimal.maxLength <= capacity, "ByteWriter: scratch too small")
+        count += FixedDecimal.write(value, decimals: decimals, to: base + count)
+    }
+
+    /// Writes `value` as `FixedDecimal.append(_:significantDigits:to:)` does.
+    @inline(__always)
+    mutating func putSignificant(_ value: Double, digits: Int) {
+        precondition(count + FixedDecimal.maxLength <= capacity, "ByteWriter: scratch too small")
+        count += FixedDecimal.write(value, significantDigits: digits, to: base + count)
+    }
+
+    /// Writes a signed integer in decimal.
+    mutating func putInteger(_ value: Int64) {
+        if value < 0 { put(ASCII.minus) }
+        precondition(count + 20 <= capacity, "ByteWriter: scratch too small")
+        count += FixedDecimal.writeDigits(value.magnitude, to: base + count)
+    }
+
+    /// Writes ` timestamp\n`.
+    mutating func putTimestamp(_ time: Int64) {
+        put(ASCII.space)
+        putInteger(time)
+        put(ASCII.lf)
+    }
+}
