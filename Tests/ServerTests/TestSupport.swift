@@ -13,8 +13,9 @@ func temporaryDirectory() -> String {
 
 /// The demo warehouse as a site file to import.
 /// How many times slower than a plain debug build this run may be, for the tests' time bounds:
-/// `SEXTANT_TEST_TIME_SCALE`, default 1. `scripts/sanitize thread` sets 4: ThreadSanitizer slows the
-/// service's loop several times over, and a bound on speed says nothing about races.
+/// `SEXTANT_TEST_TIME_SCALE`, default 1. `scripts/sanitize` sets 2 under AddressSanitizer and 4 under
+/// ThreadSanitizer, which slow the service's loop, and a bound on speed says nothing about memory errors
+/// or races.
 let testTimeScale = ProcessInfo.processInfo.environment["SEXTANT_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
 
 let demoSiteFile = SiteFile(site: .demoWarehouse, json: Array(Site.demoWarehouseJSON.utf8), path: "embedded")
