@@ -6,7 +6,9 @@ internal import Foundation
 /// 17-digit number in five is read one ulp off (`6.0021111793912505` as `6.00211117939125`), so a site
 /// written by `jsonBytes()` did not always read back equal (found by fuzzing the loader). `JSONDecoder`
 /// reads them exactly. The loader still parses with `JSONSerialization` first, for its error messages
-/// with a character offset, then takes the values from here.
+/// with a character offset, then takes the values from here. Two differences: a key repeated in an
+/// object keeps its first value here (its last with `JSONSerialization`), and a number that underflows
+/// (`1e-400`) makes `JSONDecoder` refuse the document, which is then read as `JSONSerialization` read it.
 enum SiteJSONValue: Decodable {
     case object([String: SiteJSONValue])
     case array([SiteJSONValue])
@@ -54,7 +56,7 @@ enum SiteJSONValue: Decodable {
     }
 
     /// The document in `json` with its numbers read exactly, or nil when `JSONDecoder` refuses it (a number
-    /// beyond the range of Double, for one; the caller then keeps `JSONSerialization`'s reading).
+    /// beyond the range of Double; the caller then keeps `JSONSerialization`'s reading).
     static func exactObject(_ json: Data) -> Any? {
         (try? JSONDecoder().decode(SiteJSONValue.self, from: json))?.foundationObject
     }
