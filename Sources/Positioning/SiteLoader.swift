@@ -13,7 +13,9 @@ extension Site {
     public init(json: [UInt8], source: String) throws(SiteError) {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(json))
+            let data = Data(json)
+            let syntax = try JSONSerialization.jsonObject(with: data)
+            parsed = SiteJSONValue.exactObject(data) ?? syntax
         } catch {
             let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
             throw SiteError(source: source, reason: .invalidJSON(Self.withLine(message, in: json)))
@@ -103,9 +105,16 @@ extension Site {
 
         var orientation: Orientation?
         if let o = try r.object("orientation") {
-            orientation = Orientation(yaw: SiteFileAngle.radians(fromDegrees: try o.requiredNumber("yaw")),
-                                      pitch: SiteFileAngle.radians(fromDegrees: try o.requiredNumber("pitch")),
-                                      roll: SiteFileAngle.radians(fromDegrees: try o.requiredNumber("roll")))
+            // Within one turn either way: beyond that an angle means nothing more, and near 1e308 degrees
+            // its radians overflow to infinity, which the writer cannot write (found by fuzzing the loader).
+            func angle(_ key: String) throws(SiteError) -> Double {
+                let degrees = try o.requiredNumber(key)
+                guard abs(degrees) <= 360 else {
+                    throw o.error(key, .outOfRange(value: degrees, range: "in [-360, 360] degrees"))
+                }
+                return SiteFileAngle.radians(fromDegrees: degrees)
+            }
+            orientation = Orientation(yaw: try angle("yaw"), pitch: try angle("pitch"), roll: try angle("roll"))
         }
         var fieldOfView: Double?
         if let fov = try r.number("fieldOfView") {

@@ -41,10 +41,12 @@ extension ServiceConfig {
         }
         func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
             guard let d = try number(key) else { return nil }
-            guard d == d.rounded(), d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+            // `Int(exactly:)`, not a comparison with `Double(range.upperBound)`: `Double(Int.max)` is 2^63,
+            // which `Int(_:)` cannot hold (a crash, kept as a regression test in ConfigTests).
+            guard let i = Int(exactly: d), range.contains(i) else {
                 throw ConfigError(key: key, message: "must be an integer between \(range.lowerBound) and \(range.upperBound)")
             }
-            return Int(d)
+            return i
         }
         func string(_ key: String) throws(ConfigError) -> String? {
             guard let v = object[key] else { return nil }

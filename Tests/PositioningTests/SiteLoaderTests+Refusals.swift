@@ -62,6 +62,8 @@ struct RefusalCase: Sendable, CustomTestStringConvertible {
         RefusalCase(name: "orientation without pitch", json: withAnchor(#""orientation": {"yaw": 10, "roll": 0}"#), item: .anchor("A1"), field: "orientation.pitch", says: "is missing"),
         RefusalCase(name: "orientation without yaw", json: withAnchor(#""orientation": {"pitch": 10, "roll": 0}"#), item: .anchor("A1"), field: "orientation.yaw", says: "is missing"),
         RefusalCase(name: "orientation without roll", json: withAnchor(#""orientation": {"yaw": 10, "pitch": 0}"#), item: .anchor("A1"), field: "orientation.roll", says: "is missing"),
+        RefusalCase(name: "yaw beyond a turn (fuzzing: 1e308 degrees overflowed to infinite radians)", json: withAnchor(#""orientation": {"yaw": 1e308, "pitch": 0, "roll": 0}"#), item: .anchor("A1"), field: "orientation.yaw", says: "is 1e+308, must be in [-360, 360] degrees"),
+        RefusalCase(name: "pitch beyond a turn", json: withAnchor(#""orientation": {"yaw": 0, "pitch": -360.5, "roll": 0}"#), item: .anchor("A1"), field: "orientation.pitch", says: "must be in [-360, 360] degrees"),
         RefusalCase(name: "orientation not an object", json: withAnchor(#""orientation": [10, 20, 0]"#), item: .anchor("A1"), field: "orientation", says: "must be an object, found an array"),
         RefusalCase(name: "fieldOfView 0", json: withAnchor(#""fieldOfView": 0"#), item: .anchor("A1"), field: "fieldOfView", says: "is 0, must be in (0, 360]"),
         RefusalCase(name: "fieldOfView negative", json: withAnchor(#""fieldOfView": -10"#), item: .anchor("A1"), field: "fieldOfView", says: "is -10, must be in (0, 360]"),

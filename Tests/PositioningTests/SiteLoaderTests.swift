@@ -69,6 +69,25 @@ import Testing
         #expect(try Site(json: site.jsonBytes(), source: "again") == site)
     }
 
+    /// Fuzzing finding: `JSONSerialization` on Linux reads about one 17-digit number in five one ulp
+    /// off, so a site with such numbers did not read back equal after `jsonBytes()`. The loader now
+    /// takes its numbers from `JSONDecoder`, which rounds correctly: every number here reads exactly.
+    @Test func seventeenDigitNumbersReadExactlyAndRoundTrip() throws {
+        let numbers = [6.0021111793912505, 0.6993422803488537, 42.695878652268874, 1142.6861387621173,
+                       1.4777777777777778e98, 5.3935302674152243e-20]
+        for x in numbers {
+            let text = RefusalCase.siteJSON(anchors: [#"{"id": "A1", "position": [\#(x), 1, 3], "technologies": ["uwb"]}"#])
+            let site = try Self.load(text)
+            #expect(site.anchors[0].position.x == x, "\(x.description) read as \(site.anchors[0].position.x)")
+            #expect(try Site(json: site.jsonBytes(), source: "again") == site, "\(x.description)")
+        }
+        // The kind of input the fuzzer found: a position with 99 digits before the point.
+        let long = "1" + String(repeating: "4", count: 1) + String(repeating: "7", count: 97) + ".7"
+        let site = try Self.load(RefusalCase.siteJSON(anchors: [#"{"id": "A1", "position": [1, \#(long), 3], "technologies": ["uwb"]}"#]))
+        #expect(site.anchors[0].position.y == Double(long))
+        #expect(try Site(json: site.jsonBytes(), source: "again") == site)
+    }
+
     /// Values as a person or survey tool writes them (up to 9 decimals here), angles in awkward
     /// degrees, and odd strings also round-trip exactly.
     @Test func awkwardValuesRoundTripExactly() throws {

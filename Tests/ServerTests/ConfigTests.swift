@@ -17,6 +17,19 @@ import Testing
         #expect(throws: ConfigError.self) { try c.apply(json: Array(#"{"bind": "example.com"}"#.utf8)) }
     }
 
+    /// Fuzzing finding: an integer setting at `Int.max` passed the range check as the Double 2^63 and
+    /// trapped in `Int(_:)`; it is now refused with the key.
+    @Test func integerSettingsAtTheEdgeOfIntAreRefusedNotTrapped() {
+        for text in [#"{"maxLineLength": 9223372036854775807}"#, #"{"historyBatchSize": 9223372036854775807}"#,
+                     #"{"feedQueueLines": 1e19}"#, #"{"ingestPort": 65535.5}"#] {
+            var c = ServiceConfig()
+            #expect(throws: ConfigError.self, "\(text)") { try c.apply(json: Array(text.utf8)) }
+        }
+        var c = ServiceConfig()
+        #expect(throws: Never.self) { try c.apply(json: Array(#"{"maxLineLength": 16777216}"#.utf8)) }
+        #expect(c.maxLineLength == 16_777_216)
+    }
+
     @Test func subscriptionSyntax() throws {
         #expect(try Subscription.parse("") == .all)
         #expect(try Subscription.parse("subscribe") == .all)

@@ -55,12 +55,12 @@ import Wire
         let expected = stream.filter { $0 == 10 }.count
         let started = Date()
         try t.gateway().writeAll(stream)
-        let s = t.waitFor(timeout: 20) { $0.linesIn >= expected }
+        let s = t.waitFor(timeout: 20 * testTimeScale) { $0.linesIn >= expected }
         let seconds = Date().timeIntervalSince(started)
         #expect(s.linesIn == expected)
         #expect(s.feedLinesDropped > 0)
         #expect(s.feedClients == 2)
-        #expect(seconds < 15)
+        #expect(seconds < 15 * testTimeScale)
         _ = reader
         let lines = LineReader(stalled).lines(timeout: 2) { $0.hasPrefix("# dropped ") }
         #expect(lines.contains { $0.hasPrefix("# dropped ") && $0.hasSuffix(" lines") })

@@ -12,6 +12,12 @@ func temporaryDirectory() -> String {
 }
 
 /// The demo warehouse as a site file to import.
+/// How many times slower than a plain debug build this run may be, for the tests' time bounds:
+/// `SEXTANT_TEST_TIME_SCALE`, default 1. `scripts/sanitize` sets 2 under AddressSanitizer and 4 under
+/// ThreadSanitizer, which slow the service's loop, and a bound on speed says nothing about memory errors
+/// or races.
+let testTimeScale = ProcessInfo.processInfo.environment["SEXTANT_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
+
 let demoSiteFile = SiteFile(site: .demoWarehouse, json: Array(Site.demoWarehouseJSON.utf8), path: "embedded")
 
 /// Ingest lines of a short simulated run on the demo warehouse (time-ordered, with timestamps).
