@@ -38,7 +38,7 @@ func runLatencyClient(site s: Site, ingestPort: UInt16, feedPort: UInt16, quick:
             splitter.feed(chunk) { piece in
                 guard case .line(_, let b) = piece, let sp = b.lastIndex(of: 32),
                       let t = Int64(String(decoding: b[(sp + 1)...], as: UTF8.self)) else { return }
-                latencies.append(Double(now - t) * 1e-6)
+                latencies.append(Double(now - t) * 1e-6, at: now)
             }
         }
         reading.signal()
@@ -69,5 +69,9 @@ func runLatencyClient(site s: Site, ingestPort: UInt16, feedPort: UInt16, quick:
     usleep(300_000)
     stop.value = true
     reading.wait()
+    // A diagnostic: SERVICE_BENCH_TRACE=FILE writes every measured latency with its receive time.
+    if let path = ProcessInfo.processInfo.environment["SERVICE_BENCH_TRACE"] {
+        FileManager.default.createFile(atPath: path + "." + tagPrefix, contents: Data(latencies.trace().utf8))
+    }
     return LatencyRun(sent: sent, seconds: seconds, latencies: latencies.sorted())
 }

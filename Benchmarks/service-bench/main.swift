@@ -237,10 +237,14 @@ do {
 
 final class LockedArray: @unchecked Sendable {
     private var values: [Double] = []
+    /// Receive times (Unix ns) beside the values, for `SERVICE_BENCH_TRACE`.
+    private var times: [Int64] = []
     private let lock = NSLock()
-    func append(_ v: Double) { lock.withLock { values.append(v) } }
-    func reset() { lock.withLock { values.removeAll() } }
+    func append(_ v: Double, at t: Int64 = 0) { lock.withLock { values.append(v); times.append(t) } }
+    func reset() { lock.withLock { values.removeAll(); times.removeAll() } }
     func sorted() -> [Double] { lock.withLock { values.sorted() } }
+    /// `receive_ns latency_ms` lines in arrival order.
+    func trace() -> String { lock.withLock { zip(times, values).map { "\($0) \($1)\n" }.joined() } }
 }
 
 final class LockedFlag: @unchecked Sendable {

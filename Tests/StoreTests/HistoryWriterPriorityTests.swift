@@ -11,7 +11,8 @@ import Testing
         let store = try HistoryStore(directory: dir)
         let writer = store.makeWriter(batchSize: 16, maxDelay: .milliseconds(10))
         defer { writer.close() }
-        writer.flush()   // the thread has started and run its set-up
+        writer.append(makeEstimate(tag: "A", time: 1))
+        #expect(writer.flush() == 1)   // the thread has started, run its set-up and written a batch
         let processNice = try niceValue(of: "self")
         // Only the writers' threads (named `sextant.history`): other tests running in parallel may own
         // threads that are niced on purpose, such as the retention runner.
