@@ -105,6 +105,11 @@ extension ServiceLoop {
         c.subscription = subscription
         c.phase = .active
         activeFeeds.append(c)
+        if let tags = subscription.tags {
+            for t in tags { feedsByTag[t, default: []].append(c) }
+        } else {
+            feedsForAnyTag.append(c)
+        }
         var count = 0
         if subscription.kinds?.contains(.position) ?? true {
             let keys = lastPositions.keys.sorted { ($0.site, $0.tag) < ($1.site, $1.tag) }
@@ -129,6 +134,20 @@ extension ServiceLoop {
         refuse(c, verdict.map(Self.message(for:)) ?? "authentication timed out: send 'auth TOKEN' as the first line")
     }
 
+    /// Takes a client out of the live lists (it is closing).
+    func deactivate(_ c: FeedClient) {
+        guard c.phase == .active || activeFeeds.contains(where: { $0 === c }) else { return }
+        activeFeeds.removeAll { $0 === c }
+        if let tags = c.subscription.tags {
+            for t in tags {
+                feedsByTag[t]?.removeAll { $0 === c }
+                if feedsByTag[t]?.isEmpty == true { feedsByTag[t] = nil }
+            }
+        } else {
+            feedsForAnyTag.removeAll { $0 === c }
+        }
+    }
+
     /// Sends `# error: …` and closes after flushing.
     private func refuse(_ c: FeedClient, _ message: String) {
         reply(c, "# error: \(message)\n", thenClose: true)
@@ -140,7 +159,7 @@ extension ServiceLoop {
         c.snapshotAllowance += 1
         if thenClose {
             awaitingFeeds.removeAll { $0 === c }
-            activeFeeds.removeAll { $0 === c }
+            deactivate(c)
             c.phase = .closingAfterFlush
         }
         flushFeed(c)
@@ -166,7 +185,7 @@ extension ServiceLoop {
 
     func closeFeed(_ c: FeedClient) {
         guard feeds.removeValue(forKey: c.id) != nil else { return }
-        activeFeeds.removeAll { $0 === c }
+        deactivate(c)
         awaitingFeeds.removeAll { $0 === c }
         poller.remove(c.socket.fd)
         c.socket.close()

@@ -122,7 +122,8 @@ extension ServiceLoop {
         }
         guard !activeFeeds.isEmpty else { return }
         var line: [UInt8]?
-        for c in activeFeeds where c.subscription.matches(site: site, tag: tag, kind: kind) {
+        func offer(_ c: FeedClient) {
+            guard c.subscription.matches(site: site, tag: tag, kind: kind) else { return }
             if line == nil {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(240)
@@ -130,6 +131,11 @@ extension ServiceLoop {
                 line = bytes
             }
             queue(line!, to: c)
+        }
+        // Clients that chose tags are found by one lookup of the tag; the others are each checked.
+        for c in feedsForAnyTag { offer(c) }
+        if !feedsByTag.isEmpty, let chosen = feedsByTag[tag] {
+            for c in chosen { offer(c) }
         }
     }
 
