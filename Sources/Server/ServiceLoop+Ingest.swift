@@ -38,9 +38,11 @@ extension ServiceLoop {
         case .done(0): closeIngest(s, reason: "closed by peer")
         case .done(let n):
             ingest(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: s)
-            // Send this chunk's outputs now rather than after every ready connection has been read:
-            // with many busy gateways, a position would otherwise wait for all their chunks.
-            endOfTurn()
+            // Send the outputs once half a millisecond of work has gathered, rather than only after every
+            // ready connection has been read (with many busy gateways a position would wait for all of
+            // their chunks), or after each chunk (1,000 gateways sending a few lines each would cost a
+            // send to a dashboard per chunk).
+            if ServiceClock.monotonicNow() - lastFlush >= 500_000 { endOfTurn() }
         }
     }
 

@@ -68,6 +68,8 @@ final class ServiceLoop: @unchecked Sendable {
     var lastEventTime: Nanoseconds?
     var lastEventMonotonic: Int64 = 0
     var lastSweep: Int64 = 0
+    /// When the feed clients were last flushed (monotonic ns).
+    var lastFlush: Int64 = 0
     /// The history sink's counters when last logged (see `logHistoryHealth`).
     var historyLogged = HistorySinkStats()
     let startedMonotonic = ServiceClock.monotonicNow()
@@ -195,6 +197,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// Flushes the feed clients that got lines and the ingest replies, closes overflowed clients, and
     /// hands the turn's positions to the history.
     func endOfTurn() {
+        lastFlush = ServiceClock.monotonicNow()
         if !pendingHistory.isEmpty {
             history?.append(contentsOf: pendingHistory)
             pendingHistory.removeAll(keepingCapacity: true)
