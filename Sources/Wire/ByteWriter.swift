@@ -1,7 +1,7 @@
 /// Writes one line's bytes through a raw pointer into scratch memory the caller sized, for the
 /// encoders' hot paths: each piece is a store or a `memcpy`, with no capacity or uniqueness check of
 /// an `Array` per byte. The caller appends the finished line to its buffer at once.
-struct ByteWriter {
+struct ByteWriter: LineSink {
     private let base: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     /// Bytes written so far.
@@ -30,35 +30,6 @@ struct ByteWriter {
         precondition(count + n <= capacity, "ByteWriter: scratch too small")
         (base + count).update(from: literal.utf8Start, count: n)
         count += n
-    }
-
-    /// Writes `,key=value` with `,`, `=` and space in the value escaped.
-    mutating func putTag(_ key: StaticString, _ value: String) {
-        put(ASCII.comma)
-        put(key)
-        put(ASCII.equals)
-        for byte in value.utf8 {
-            if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space { put(ASCII.backslash) }
-            put(byte)
-        }
-    }
-
-    /// Writes `key=` preceded by `,` unless it is the first field.
-    @inline(__always)
-    mutating func putFieldKey(_ key: StaticString, first: Bool = false) {
-        if !first { put(ASCII.comma) }
-        put(key)
-        put(ASCII.equals)
-    }
-
-    /// Writes a quoted string field value with `"` and `\` escaped.
-    mutating func putQuoted(_ value: String) {
-        put(ASCII.quote)
-        for byte in value.utf8 {
-            if byte == ASCII.quote || byte == ASCII.backslash { put(ASCII.backslash) }
-            put(byte)
-        }
-        put(ASCII.quote)
     }
 
     /// Writes `value` as `FixedDecimal.append(_:decimals:to:)` does.

@@ -20,30 +20,30 @@ public enum IngestEncoder {
         case .motion(let site, let tag, let state, let time):
             guard isRepresentableTagValue(site), isRepresentableTagValue(tag) else { return false }
             buffer.append("motion")
-            buffer.appendTag("site", site)
-            buffer.appendTag("tag", tag)
+            buffer.putTag("site", site)
+            buffer.putTag("tag", tag)
             buffer.append(" state=")
-            buffer.appendQuoted(state.rawValue)
+            buffer.putQuoted(state.rawValue)
             buffer.appendTimestamp(time)
         case .removed(let site, let anchor, let tag, let reason, let time):
             guard isRepresentableTagValue(site), isRepresentableTagValue(anchor), isRepresentableTagValue(tag)
             else { return false }
             buffer.append("removed")
-            buffer.appendTag("site", site)
-            buffer.appendTag("anchor", anchor)
-            buffer.appendTag("tag", tag)
+            buffer.putTag("site", site)
+            buffer.putTag("anchor", anchor)
+            buffer.putTag("tag", tag)
             buffer.append(" reason=")
-            buffer.appendQuoted(reason.rawValue)
+            buffer.putQuoted(reason.rawValue)
             buffer.appendTimestamp(time)
         case .session(let site, let anchor, let tag, let state, let time):
             guard isRepresentableTagValue(site), isRepresentableTagValue(anchor),
                   tag.map(isRepresentableTagValue) ?? true else { return false }
             buffer.append("session")
-            buffer.appendTag("site", site)
-            buffer.appendTag("anchor", anchor)
-            if let tag { buffer.appendTag("tag", tag) }
+            buffer.putTag("site", site)
+            buffer.putTag("anchor", anchor)
+            if let tag { buffer.putTag("tag", tag) }
             buffer.append(" state=")
-            buffer.appendQuoted(state.rawValue)
+            buffer.putQuoted(state.rawValue)
             buffer.appendTimestamp(time)
         }
         return true
@@ -73,15 +73,15 @@ public enum IngestEncoder {
         guard r.distance != nil || azimuth != nil || elevation != nil || vector != nil else { return false }
 
         buffer.append("ranging")
-        buffer.appendTag("site", r.site)
-        buffer.appendTag("anchor", r.anchor)
-        buffer.appendTag("tag", r.tag)
-        if let tech = r.technology { buffer.appendTag("tech", tech.rawValue) }
+        buffer.putTag("site", r.site)
+        buffer.putTag("anchor", r.anchor)
+        buffer.putTag("tag", r.tag)
+        if let tech = r.technology { buffer.putTag("tech", tech.rawValue) }
         buffer.append(ASCII.space)
         var first = true
         func field(_ key: StaticString, _ value: Double?) {
             guard let value else { return }
-            buffer.appendFieldKey(key, first: first)
+            buffer.putFieldKey(key, first: first)
             buffer.appendShortest(value)
             first = false
         }

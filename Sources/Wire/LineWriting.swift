@@ -1,37 +1,53 @@
+/// Where the encoders write line-protocol bytes: a growing byte array, or a `ByteWriter` on scratch
+/// memory (the hot path). The escaping rules are written once, here, for both.
+protocol LineSink {
+    mutating func put(_ byte: UInt8)
+    mutating func put(_ literal: StaticString)
+}
+
+extension LineSink {
+    /// Writes `,key=value` with `,`, `=` and space in the value escaped.
+    mutating func putTag(_ key: StaticString, _ value: String) {
+        put(ASCII.comma)
+        put(key)
+        put(ASCII.equals)
+        for byte in value.utf8 {
+            if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space { put(ASCII.backslash) }
+            put(byte)
+        }
+    }
+
+    /// Writes `key=` preceded by `,` unless it is the first field.
+    @inline(__always)
+    mutating func putFieldKey(_ key: StaticString, first: Bool = false) {
+        if !first { put(ASCII.comma) }
+        put(key)
+        put(ASCII.equals)
+    }
+
+    /// Writes a quoted string field value with `"` and `\` escaped.
+    mutating func putQuoted(_ value: String) {
+        put(ASCII.quote)
+        for byte in value.utf8 {
+            if byte == ASCII.quote || byte == ASCII.backslash { put(ASCII.backslash) }
+            put(byte)
+        }
+        put(ASCII.quote)
+    }
+}
+
+extension Array: LineSink where Element == UInt8 {
+    @inline(__always)
+    mutating func put(_ byte: UInt8) { append(byte) }
+    @inline(__always)
+    mutating func put(_ literal: StaticString) { append(literal) }
+}
+
 /// Appending line-protocol pieces to a byte buffer (internal helpers for the encoders).
 extension Array where Element == UInt8 {
     @inline(__always)
     mutating func append(_ literal: StaticString) {
         append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    /// Appends `,key=value` with `,`, `=` and space in the value escaped.
-    mutating func appendTag(_ key: StaticString, _ value: String) {
-        append(ASCII.comma)
-        append(key)
-        append(ASCII.equals)
-        for byte in value.utf8 {
-            if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space { append(ASCII.backslash) }
-            append(byte)
-        }
-    }
-
-    /// Appends `key=` preceded by `,` unless it is the first field.
-    @inline(__always)
-    mutating func appendFieldKey(_ key: StaticString, first: Bool = false) {
-        if !first { append(ASCII.comma) }
-        append(key)
-        append(ASCII.equals)
-    }
-
-    /// Appends a quoted string field value with `"` and `\` escaped.
-    mutating func appendQuoted(_ value: String) {
-        append(ASCII.quote)
-        for byte in value.utf8 {
-            if byte == ASCII.quote || byte == ASCII.backslash { append(ASCII.backslash) }
-            append(byte)
-        }
-        append(ASCII.quote)
     }
 
     /// Appends a signed integer in decimal.

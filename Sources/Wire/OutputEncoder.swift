@@ -35,14 +35,14 @@ public enum OutputEncoder {
                   distance.isFinite,
                   azimuth?.isFinite ?? true else { return false }
             buffer.append("proximity")
-            buffer.appendTag("site", site)
-            buffer.appendTag("tag", tag)
-            buffer.appendTag("anchor", anchor)
+            buffer.putTag("site", site)
+            buffer.putTag("tag", tag)
+            buffer.putTag("anchor", anchor)
             buffer.append(ASCII.space)
-            buffer.appendFieldKey("distance", first: true)
+            buffer.putFieldKey("distance", first: true)
             FixedDecimal.append(distance, decimals: metreDecimals, to: &buffer)
             if let azimuth {
-                buffer.appendFieldKey("azimuth")
+                buffer.putFieldKey("azimuth")
                 FixedDecimal.append(azimuth, decimals: angleDecimals, to: &buffer)
             }
             buffer.appendTimestamp(time)
@@ -50,21 +50,21 @@ public enum OutputEncoder {
         case .removed(let site, let tag, let reason, let time):
             guard isRepresentableTagValue(site), isRepresentableTagValue(tag) else { return false }
             buffer.append("removed")
-            buffer.appendTag("site", site)
-            buffer.appendTag("tag", tag)
+            buffer.putTag("site", site)
+            buffer.putTag("tag", tag)
             buffer.append(" reason=")
-            buffer.appendQuoted(reason.rawValue)
+            buffer.putQuoted(reason.rawValue)
             buffer.appendTimestamp(time)
             return true
         case .zone(let site, let tag, let zone, let event, let time):
             guard isRepresentableTagValue(site), isRepresentableTagValue(tag), isRepresentableTagValue(zone)
             else { return false }
             buffer.append("zone")
-            buffer.appendTag("site", site)
-            buffer.appendTag("tag", tag)
-            buffer.appendTag("zone", zone)
+            buffer.putTag("site", site)
+            buffer.putTag("tag", tag)
+            buffer.putTag("zone", zone)
             buffer.append(" event=")
-            buffer.appendQuoted(event.rawValue)
+            buffer.putQuoted(event.rawValue)
             buffer.appendTimestamp(time)
             return true
         }
