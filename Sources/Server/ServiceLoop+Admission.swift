@@ -142,7 +142,7 @@ extension ServiceLoop {
         for s in Array(sessions.values) {
             guard let d = s.authDeadline, d <= now else { continue }
             authenticationFailed(peer: s.peer, port: .ingest, verdict: nil)
-            s.sendBestEffort("# error: authentication timed out: send 'auth TOKEN' as the first line\n")
+            s.sendBestEffort("# error: \(Self.message(for: nil))\n")
             closeIngest(s, reason: "authentication timed out")
         }
     }
@@ -151,15 +151,16 @@ extension ServiceLoop {
     func authenticationFailed(peer: String, port: Port, verdict: AccessList.Verdict?) {
         authFailures += 1
         logger.warning("authentication failed", ["port": port.rawValue, "peer": peer,
-                                                 "reason": verdict.map(Self.message(for:)) ?? "timed out"])
+                                                 "reason": Self.message(for: verdict)])
     }
 
-    /// What a client reads when its first line does not let it in.
-    static func message(for verdict: AccessList.Verdict) -> String {
+    /// What a client reads when its first line does not let it in (verdict nil: it sent none in time).
+    static func message(for verdict: AccessList.Verdict?) -> String {
         switch verdict {
         case .accepted: "authenticated"
         case .notAnAuthLine: "authentication required: send 'auth TOKEN' as the first line"
         case .unknownSecret: "authentication failed: unknown token"
+        case nil: "authentication timed out: send 'auth TOKEN' as the first line"
         }
     }
 }

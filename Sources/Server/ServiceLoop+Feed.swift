@@ -104,7 +104,6 @@ extension ServiceLoop {
         awaitingFeeds.removeAll { $0 === c }
         c.subscription = subscription
         c.phase = .active
-        activeFeeds.append(c)
         if let tags = subscription.tags {
             for t in tags { feedsByTag[t, default: []].append(c) }
         } else {
@@ -131,13 +130,12 @@ extension ServiceLoop {
     /// Counts and logs a failed authentication (verdict nil: too late), answers `# error: …` and closes.
     func refuseUnauthenticated(_ c: FeedClient, verdict: AccessList.Verdict?) {
         authenticationFailed(peer: c.peer, port: .feed, verdict: verdict)
-        refuse(c, verdict.map(Self.message(for:)) ?? "authentication timed out: send 'auth TOKEN' as the first line")
+        refuse(c, Self.message(for: verdict))
     }
 
     /// Takes a client out of the live lists (it is closing).
     func deactivate(_ c: FeedClient) {
-        guard c.phase == .active || activeFeeds.contains(where: { $0 === c }) else { return }
-        activeFeeds.removeAll { $0 === c }
+        guard c.phase == .active else { return }
         if let tags = c.subscription.tags {
             for t in tags {
                 feedsByTag[t]?.removeAll { $0 === c }

@@ -122,7 +122,7 @@ extension ServiceLoop {
             site = s; tag = t; kind = .zone
             history?.appendZoneEvent(site: s, tag: t, zone: z, event: event, time: time)
         }
-        guard !activeFeeds.isEmpty else { return }
+        guard !feedsForAnyTag.isEmpty || !feedsByTag.isEmpty else { return }
         var line: [UInt8]?
         func offer(_ c: FeedClient) {
             guard c.subscription.matches(site: site, tag: tag, kind: kind) else { return }

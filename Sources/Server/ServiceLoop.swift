@@ -29,10 +29,8 @@ final class ServiceLoop: @unchecked Sendable {
     let history: (any HistorySink)?
     var sessions: [UInt64: IngestSession] = [:]
     var feeds: [UInt64: FeedClient] = [:]
-    /// Clients receiving live lines, in connection order.
-    var activeFeeds: [FeedClient] = []
-    /// The active clients again, indexed for `route`: those whose subscription names tags, by tag, and
-    /// the others (every tag). With a hundred dashboards that each follow a few tags, a position is
+    /// The clients receiving live lines (phase `active`), indexed for `route`: those whose subscription
+    /// names tags, by tag, and the others (every tag). With a hundred dashboards that each follow a few tags, a position is
     /// then one lookup instead of a hundred subscription checks.
     var feedsByTag: [String: [FeedClient]] = [:]
     var feedsForAnyTag: [FeedClient] = []
