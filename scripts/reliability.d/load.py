@@ -68,12 +68,9 @@ def generator(port, lines, tag_index, t0, plan, out):
             if s in pending:
                 pending[s] += data
                 continue
-            try:
-                k = s.send(data)
-            except BlockingIOError:
-                k = 0
-            if k < len(data):
-                pending[s] = data[k:]
+            rest = send_some(s, data)
+            if rest:
+                pending[s] = rest
                 sel.modify(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
         sent = end
         flush(sel, pending, 0)
@@ -82,6 +79,15 @@ def generator(port, lines, tag_index, t0, plan, out):
     time.sleep(1.0)
     for s in conns:
         s.close()
+
+
+def send_some(s, data):
+    """Sends what a nonblocking socket takes now; returns the bytes left (empty when all went)."""
+    try:
+        k = s.send(data)
+    except BlockingIOError:
+        k = 0
+    return data[k:]
 
 
 def flush(sel, pending, timeout):
@@ -93,13 +99,9 @@ def flush(sel, pending, timeout):
             except BlockingIOError:
                 pass
         if ev & selectors.EVENT_WRITE and s in pending:
-            data = pending.pop(s)
-            try:
-                k = s.send(data)
-            except BlockingIOError:
-                k = 0
-            if k < len(data):
-                pending[s] = data[k:]
+            rest = send_some(s, pending.pop(s))
+            if rest:
+                pending[s] = rest
             else:
                 sel.modify(s, selectors.EVENT_READ)
 
