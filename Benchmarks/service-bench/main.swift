@@ -158,7 +158,10 @@ do {
         service = try Service(config: c, sites: [s], logger: logger)
         try service.start()
     }
+    let probe = MachineProbe()
+    defer { probe.stop() }
     func report(_ run: LatencyRun, _ label: String) {
+        defer { print("    " + probe.summary()); probe.reset() }
         let l = run.latencies
         guard !l.isEmpty else { print("latency (\(label)): no positions received"); return }
         let p50 = l[l.count / 2], p99 = l[min(l.count - 1, Int(Double(l.count) * 0.99))]

@@ -156,6 +156,41 @@ def percentile(sorted_values, p):
     return sorted_values[i]
 
 
+def machine_probe(end_at, out):
+    """Every 20 ms, times a fixed piece of arithmetic (calibrated to about 0.5 ms, 2.5 % of a core) until `end_at`, and
+    puts the (start time, seconds) pairs on `out`. On a virtual machine with a busy host, the same work
+    takes several times longer in episodes of tens of milliseconds, and the server slows with it; the
+    share of slowed units per window says whether a latency tail came from the host."""
+    def unit(n):
+        t = time.perf_counter()
+        x = 1.0
+        for _ in range(n):
+            x = x * 1.0000001 + 1e-9
+        return time.perf_counter() - t
+    n = 1000
+    while unit(n) < 0.0005:
+        n *= 2
+    samples = []
+    while time.time() < end_at:
+        samples.append((time.time(), unit(n)))
+        time.sleep(0.02)
+    out.put(samples)
+
+
+def probe_summary(samples, a, b):
+    """The share of units in [a, b) that took at least twice the median of the whole run, and the worst."""
+    durations = sorted(d for _, d in samples)
+    if not durations:
+        return "machine probe: no samples"
+    median = durations[len(durations) // 2]
+    window = [d for t, d in samples if a <= t < b]
+    if not window:
+        return "machine probe: no samples in the window"
+    slowed = sum(1 for d in window if d >= 2 * median)
+    return (f"machine probe: {100 * slowed / len(window):.1f} % of {len(window)} work units took "
+            f"≥ 2× the median ({median * 1e3:.2f} ms), worst {max(window) / median:.1f}×")
+
+
 class Verdicts:
     """PASS/MISS lines, remembered for the exit code."""
 

@@ -1,7 +1,7 @@
 """Load: 1,000 gateways and 100 dashboards (10 never reading) against a baseline of 8 gateways and
 1 dashboard, at the same offered load, in one run. Compares the ingest rate and the feed latency."""
 import multiprocessing as mp, os, selectors, socket, time
-from common import (Server, Verdicts, percentile, say, simulate, stamp_join)
+from common import (Server, Verdicts, machine_probe, percentile, probe_summary, say, simulate, stamp_join)
 
 RATE = 50_000          # offered ingest lines/s, both phases
 TICK = 0.005           # the generator sends what is due every 5 ms
@@ -174,7 +174,7 @@ def run(work, quick):
         say(f"load: note: the simulation has {len(lines):,} lines, less than the plan; the last phase ends early")
     server = Server(os.path.join(work, "load-data"), os.path.join(work, "load-serve.log")).start()
     ctx = mp.get_context("fork")
-    gen_q, feed_q = ctx.Queue(), ctx.Queue()
+    gen_q, feed_q, probe_q = ctx.Queue(), ctx.Queue(), ctx.Queue()
     t0 = time.time() + 2.0
     switch = t0 + base_s
     end = switch + load_s
@@ -183,7 +183,8 @@ def run(work, quick):
     gen = ctx.Process(target=generator, args=(server.ingest, lines, tag_index, t0,
                                               [(0, BASE_CONNS), (int(RATE * base_s), LOAD_CONNS)], gen_q))
     feed = ctx.Process(target=dashboards, args=(server.feed, tags, t0, switch, end + 0.5, windows, feed_q))
-    feed.start(); gen.start()
+    probe = ctx.Process(target=machine_probe, args=(end, probe_q))
+    feed.start(); gen.start(); probe.start()
     samples = {}
     try:
         for name, a, b in windows:
@@ -193,14 +194,14 @@ def run(work, quick):
                     samples[(name, edge)] = (time.time(), server.stats(), server.sched())
                 except OSError as e:      # no answer to #stats: the loop is far behind
                     say(f"  {name} {edge}: no answer to #stats within 20 s ({e})")
-        gres, fres = gen_q.get(timeout=120), feed_q.get(timeout=120)
-        gen.join(); feed.join()
+        gres, fres, probed = gen_q.get(timeout=120), feed_q.get(timeout=120), probe_q.get(timeout=120)
+        gen.join(); feed.join(); probe.join()
         try:
             final = server.stats()
         except OSError:
             final = {}
     finally:
-        for p in (gen, feed):
+        for p in (gen, feed, probe):
             if p.is_alive():
                 p.terminate()
         code = server.stop()
@@ -228,6 +229,7 @@ def run(work, quick):
         say(f"  {name:8s} {dt:5.1f} s: ingest {f['ingest']:9,.0f} lines/s, positions {f['positions']:7,.0f}/s, "
             f"server CPU {f['cpu']:3.0f} % = {f['us_per_line']:.1f} µs/line (its loop thread runnable but waiting for a CPU {f['wait']:3.0f} % of the time), generator {f['gen_rate']:9,.0f} lines/s at {f['gen_cpu']:3.0f} % CPU; "
             f"latency ms (n={f['n']:,}) p50 {f['p50']:.2f} p90 {f['p90']:.2f} p99 {f['p99']:.2f} max {f['max']:.1f}")
+        say(f"           {probe_summary(probed, a, b)}")
     b, l = figures["baseline"], figures["load"]
     say(f"  dashboards process (whole run, {end - t0 + 0.5:.0f} s): {fres['run']:.1f} s on a CPU, "
         f"{fres['wait']:.1f} s runnable but waiting for one")
