@@ -59,12 +59,11 @@ def generator(port, lines, tag_index, t0, plan, out):
         end = min(due, sent + RATE // 10)
         if phase + 1 < len(plan):
             end = min(end, plan[phase + 1][0])
-        groups = {}
+        # One write per line in both phases, as a gateway forwards each measurement when it arrives:
+        # the phases then differ in the number of connections alone, not in how the lines are packed.
         for i in range(sent, end):
-            groups.setdefault(tag_index[i] % n, []).append(bodies[i])
-        for c, group in groups.items():
-            s = conns[c]
-            data = stamp_join(group)
+            s = conns[tag_index[i] % n]
+            data = stamp_join((bodies[i],))
             if s in pending:
                 pending[s] += data
                 continue
