@@ -201,7 +201,16 @@ extension TrackerContext {
     func update(_ track: inout TagTrack, with o: Observation) {
         guard track.filter != nil, let inn = track.filter!.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
-        track.nis += 0.05 * (min(e * e, 100) - track.nis)
+        // The pair's NLOS variance (its running excess, see below) is part of the measurement model, so
+        // the running NIS, which tests the motion model (a stationary hint is overridden while it is
+        // high), normalises by it too: a range that is long because its path is blocked says nothing
+        // about whether the tag moves.
+        var nlosVariance = 0.0
+        if o.kind == .range {
+            let excess = Double(track.excess[o.anchor])
+            if excess > 0 { nlosVariance = config.nlosVarianceScale * excess * excess }
+        }
+        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + nlosVariance), 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
         track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
         track.updatesSinceInit += 1
@@ -215,7 +224,7 @@ extension TrackerContext {
             // NLOS: the pair's running excess (ranges persistently longer than predicted) is added
             // to the range's variance; it fades within a few measurements once the path clears.
             let excess = Double(track.excess[o.anchor])
-            if excess > 0 { r += config.nlosVarianceScale * excess * excess }
+            r += nlosVariance
             track.excess[o.anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[o.anchor])
             if excess < 2 * o.std { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
         }
