@@ -261,10 +261,14 @@ extension TrackerContext {
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter) -> PositionEstimate {
         let since = f.time - Nanoseconds(config.anchorWindow * 1e9)
         let three = site.dimensions == 3
+        // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
+        // than the filter predicts (errors its model does not hold, such as NLOS that leaks into a
+        // stationary tag's average, or ranges noisier than their σ). The state is not changed.
+        let s = max(1, track.nis)
         return PositionEstimate(
             site: site.id, tag: tag, position: f.position, velocity: f.velocity,
-            covXX: f.cov(0, 0), covXY: f.cov(0, 1), covYY: f.cov(1, 1),
-            covXZ: three ? f.cov(0, 2) : 0, covYZ: three ? f.cov(1, 2) : 0, covZZ: three ? f.cov(2, 2) : 0,
+            covXX: s * f.cov(0, 0), covXY: s * f.cov(0, 1), covYY: s * f.cov(1, 1),
+            covXZ: three ? s * f.cov(0, 2) : 0, covYZ: three ? s * f.cov(1, 2) : 0, covZZ: three ? s * f.cov(2, 2) : 0,
             anchors: track.anchorsHeard(since: since), motion: track.motion, time: f.time)
     }
 }
