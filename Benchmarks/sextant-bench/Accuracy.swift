@@ -1,6 +1,9 @@
 /// `sextant-bench accuracy`: every accuracy section in order.
 enum Accuracy {
     static func run(quick: Bool) {
+        if SimulatedAccuracy.seedOffset != 0 {
+            print("\nSimulated scenarios with every seed + \(SimulatedAccuracy.seedOffset) (--seed-offset): not the README's figures")
+        }
         let lias = LIASAccuracy.run(smooth: Smoothing.isAvailable)
         let sim = SimulatedAccuracy.run(quick: quick)
         SimulatedAccuracy.runSparse(quick: quick)
@@ -11,4 +14,3 @@ enum Accuracy {
         table.print()
     }
 }
-

@@ -16,6 +16,9 @@ let help = """
 
     OPTIONS:
       --quick      shorter simulations (CI-friendly)
+      --seed-offset K
+                   add K to every simulated scenario's seed in `accuracy` (default 0: the figures of
+                   the README), to check that a figure is not an accident of one seed
       -h, --help   show this help
 
     Build and run from the package root:
@@ -41,6 +44,14 @@ if args.isEmpty || args.contains("-h") || args.contains("--help") || args == ["h
 }
 let quick = args.contains("--quick")
 args.removeAll { $0 == "--quick" }
+if let i = args.firstIndex(of: "--seed-offset") {
+    guard i + 1 < args.count, let k = UInt64(args[i + 1]) else {
+        FileHandle.standardError.write(Data("sextant-bench: --seed-offset needs a whole number ≥ 0; see --help\n".utf8))
+        exit(64)
+    }
+    SimulatedAccuracy.seedOffset = k
+    args.removeSubrange(i...(i + 1))
+}
 if args.count == 2, args[0] == "stream" {
     Throughput.writeStream(to: args[1], quick: quick)
     exit(0)

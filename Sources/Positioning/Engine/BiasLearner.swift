@@ -14,12 +14,21 @@ internal import Numerics
 /// rate of the information the geometry gives, not at the slow pace of a gradient learner, and it
 /// cannot mistake a shifted tag for a pattern of biases. A Huber weight on the projected residual keeps
 /// NLOS bursts and outliers from teaching it.
+///
+/// Which biases are applied is decided in two steps, as in Fisher's protected test: an omnibus χ² test
+/// of "no anchor has a bias" on the whole estimate (its squared Mahalanobis norm under the accumulated
+/// information, which counts the trade-offs between slots), and only when that is rejected, a test of
+/// each slot against its standard error. The per-slot standard error comes from the diagonal of the
+/// information and ignores those trade-offs (in 3-D, a bias common to many anchors against the tag's
+/// height), so on its own it fires on noise; behind the omnibus test it cannot on a calibrated site,
+/// and on a biased one it lets the real biases through as early as before.
 public struct BiasLearner: Sendable, Equatable {
     /// Bias per anchor and technology, metres (index `anchor * 2 + technology`).
     /// The estimate per anchor and technology, metres (index `anchor * 2 + technology`).
     public private(set) var estimate: [Double]
     /// The bias applied to ranges: the estimate where it is significant (beyond `significance` of its
-    /// standard error), zero elsewhere, so that anchors without a bias are not given a noisy one.
+    /// standard error, once the omnibus test says some anchor has a bias), zero elsewhere, so that
+    /// anchors without a bias are not given a noisy one.
     public private(set) var bias: [Double]
     /// Rounds that taught each slot.
     public private(set) var samples: [Int]
@@ -35,6 +44,16 @@ public struct BiasLearner: Sendable, Equatable {
     let prior = 1.0 / (0.5 * 0.5)
     /// A learned bias is applied once it exceeds this many standard errors.
     let significance = 3.0
+    /// The omnibus test's threshold, as a standard-normal quantile: 3.09 is a false alarm in 1,000 solves.
+    let omnibusZ = 3.09
+
+    /// The upper quantile of χ² with `dof` degrees of freedom at the standard-normal quantile `z`, by
+    /// the Wilson–Hilferty cube approximation (within about 1 % from 3 degrees of freedom on).
+    static func chiSquareQuantile(dof: Int, z: Double) -> Double {
+        let k = Double(dof), c = 2 / (9 * k)
+        let t = 1 - c + z * c.squareRoot()
+        return k * t * t * t
+    }
 
     init(anchorCount: Int, config: EngineConfig) {
         n = anchorCount * 2
@@ -150,12 +169,22 @@ public struct BiasLearner: Sendable, Equatable {
         var b = vec
         for i in 0..<n { a[i * n + i] += prior }
         guard let x = Cholesky.solve(a, b, n: n) else { return }
+        // The omnibus test first: is there any bias at all? Under "no anchor has a bias", v has
+        // covariance `info` and vᵀ·info⁺·v is χ² with rank(info) degrees of freedom. The statistic used,
+        // xᵀ·v = vᵀ·(info + prior)⁻¹·v, is a little smaller, and the degrees of freedom counted (the
+        // slots that were ever taught) at least that rank: both err toward "no bias".
+        var statistic = 0.0, taught = 0
+        for i in 0..<n {
+            statistic += x[i] * vec[i]
+            if samples[i] > 0 { taught += 1 }
+        }
+        let anyBias = taught > 0 && statistic > Self.chiSquareQuantile(dof: taught, z: omnibusZ)
         for i in 0..<n {
             estimate[i] = max(-maxBias, min(maxBias, x[i]))
             // Standard error from the diagonal of the information (an optimistic approximation, so a
             // generous threshold).
             let stdError = 1 / a[i * n + i].squareRoot()
-            bias[i] = abs(estimate[i]) > significance * stdError ? estimate[i] : 0
+            bias[i] = anyBias && abs(estimate[i]) > significance * stdError ? estimate[i] : 0
         }
         let f = pow(forgetting, 8)
         for i in info.indices { info[i] *= f }

@@ -201,7 +201,16 @@ extension TrackerContext {
     func update(_ track: inout TagTrack, with o: Observation) {
         guard track.filter != nil, let inn = track.filter!.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
-        track.nis += 0.05 * (min(e * e, 100) - track.nis)
+        // The pair's NLOS variance (its running excess, see below) is part of the measurement model, so
+        // the running NIS, which tests the motion model (a stationary hint is overridden while it is
+        // high), normalises by it too: a range that is long because its path is blocked says nothing
+        // about whether the tag moves.
+        var nlosVariance = 0.0
+        if o.kind == .range {
+            let excess = Double(track.excess[o.anchor])
+            if excess > 0 { nlosVariance = config.nlosVarianceScale * excess * excess }
+        }
+        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + nlosVariance), 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
         track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
         track.updatesSinceInit += 1
@@ -215,7 +224,7 @@ extension TrackerContext {
             // NLOS: the pair's running excess (ranges persistently longer than predicted) is added
             // to the range's variance; it fades within a few measurements once the path clears.
             let excess = Double(track.excess[o.anchor])
-            if excess > 0 { r += config.nlosVarianceScale * excess * excess }
+            r += nlosVariance
             track.excess[o.anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[o.anchor])
             if excess < 2 * o.std { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
         }
@@ -252,10 +261,14 @@ extension TrackerContext {
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter) -> PositionEstimate {
         let since = f.time - Nanoseconds(config.anchorWindow * 1e9)
         let three = site.dimensions == 3
+        // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
+        // than the filter predicts (errors its model does not hold, such as NLOS that leaks into a
+        // stationary tag's average, or ranges noisier than their σ). The state is not changed.
+        let s = max(1, track.nis)
         return PositionEstimate(
             site: site.id, tag: tag, position: f.position, velocity: f.velocity,
-            covXX: f.cov(0, 0), covXY: f.cov(0, 1), covYY: f.cov(1, 1),
-            covXZ: three ? f.cov(0, 2) : 0, covYZ: three ? f.cov(1, 2) : 0, covZZ: three ? f.cov(2, 2) : 0,
+            covXX: s * f.cov(0, 0), covXY: s * f.cov(0, 1), covYY: s * f.cov(1, 1),
+            covXZ: three ? s * f.cov(0, 2) : 0, covYZ: three ? s * f.cov(1, 2) : 0, covZZ: three ? s * f.cov(2, 2) : 0,
             anchors: track.anchorsHeard(since: since), motion: track.motion, time: f.time)
     }
 }
