@@ -80,6 +80,15 @@ enum LineScanner {
         let start = i
         var escaped = false
         while i < end {
+            // Eight bytes at a time up to the first that may end or escape the name.
+            if i + 8 <= end {
+                let stop = candidateStops(UInt64(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                if stop == 0 {
+                    i += 8
+                    continue
+                }
+                i += stop.trailingZeroBitCount >> 3
+            }
             let c = b[i]
             if c == ASCII.backslash, i + 1 < end, kind.escapes(b[i + 1]) {
                 escaped = true
@@ -90,6 +99,17 @@ enum LineScanner {
             i += 1
         }
         return ByteSpan(start: start, end: i, escape: escaped ? kind : .none)
+    }
+
+    /// The high bit of each byte of `w` (little-endian order) that is `,`, space, `=` or `\`, the bytes
+    /// that may end or escape a name; bits above the first such byte may be false positives (borrows),
+    /// the lowest set bit never is.
+    @inline(__always)
+    private static func candidateStops(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        return zeroBytes(w ^ (ones &* UInt64(ASCII.comma))) | zeroBytes(w ^ (ones &* UInt64(ASCII.space)))
+            | zeroBytes(w ^ (ones &* UInt64(ASCII.equals))) | zeroBytes(w ^ (ones &* UInt64(ASCII.backslash)))
     }
 
     /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.
