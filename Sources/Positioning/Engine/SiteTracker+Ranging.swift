@@ -199,7 +199,7 @@ extension TrackerContext {
     }
 
     func update(_ track: inout TagTrack, with o: Observation) {
-        guard track.filter != nil, let inn = track.filter!.innovation(o) else { return }
+        guard let inn = track.filter?.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         track.nis += 0.05 * (min(e * e, 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
