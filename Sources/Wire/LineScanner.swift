@@ -62,6 +62,19 @@ enum LineScanner {
         while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
         guard i < end else { return .line(measurement: measurement, timestamp: nil) }
         let start = i
+        // The usual timestamp, up to 19 digits within Int64, is read as it is scanned; anything else
+        // (a sign, a bad byte, an overflow) is scanned and parsed again by the general path below.
+        var fast: UInt64 = 0
+        while i < end, i - start < 19, b[i] &- ASCII.zero < 10 {
+            fast = fast &* 10 &+ UInt64(b[i] &- ASCII.zero)
+            i += 1
+        }
+        if i > start, i == end || b[i] == ASCII.space || b[i] == ASCII.tab, fast <= UInt64(Int64.max) {
+            while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
+            if i < end { throw LineError("unexpected text after the timestamp", column: i + 1) }
+            return .line(measurement: measurement, timestamp: Int64(fast))
+        }
+        i = start
         while i < end, b[i] != ASCII.space, b[i] != ASCII.tab { i += 1 }
         guard let timestamp = NumberParsing.int64(b, start, i) else {
             throw LineError("invalid timestamp '\(b.text(start, i))' (expected integer nanoseconds)",
