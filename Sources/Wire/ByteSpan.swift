@@ -73,7 +73,15 @@ extension UnsafeRawBufferPointer {
     /// The bytes of `span`, unescaped, as a String (invalid UTF-8 is repaired).
     func string(_ span: ByteSpan) -> String {
         let raw = UnsafeRawBufferPointer(rebasing: self[span.start..<span.end])
-        if span.escape == .none { return String(decoding: raw, as: UTF8.self) }
+        if span.escape == .none {
+            // Ids are short: up to 15 ASCII bytes become a small String with no validation pass (the
+            // initializer checks the ASCII bit of the packed words and repairs anything else, as
+            // `String(decoding:as:)` does).
+            return String(unsafeUninitializedCapacity: raw.count) { out in
+                UnsafeMutableRawBufferPointer(out).copyMemory(from: raw)
+                return raw.count
+            }
+        }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
         var i = 0

@@ -101,10 +101,14 @@ struct IngestFields: LineVisitor {
 
     mutating func tag(key: ByteSpan, value: ByteSpan) {
         let b = bytes
-        if b.matches(key, "site") { site = value }
-        else if b.matches(key, "anchor") { anchor = value }
-        else if b.matches(key, "tag") { tag = value }
-        else if b.matches(key, "tech") { tech = value }
+        switch key.count {
+        case 3: if b.matches(key, "tag") { tag = value }
+        case 4:
+            if b.matches(key, "site") { site = value }
+            else if b.matches(key, "tech") { tech = value }
+        case 6: if b.matches(key, "anchor") { anchor = value }
+        default: break
+        }
     }
 
     mutating func field(key: ByteSpan, value: RawFieldValue) {

@@ -62,6 +62,19 @@ enum LineScanner {
         while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
         guard i < end else { return .line(measurement: measurement, timestamp: nil) }
         let start = i
+        // The usual timestamp, up to 19 digits within Int64, is read as it is scanned; anything else
+        // (a sign, a bad byte, an overflow) is scanned and parsed again by the general path below.
+        var fast: UInt64 = 0
+        while i < end, i - start < 19, b[i] &- ASCII.zero < 10 {
+            fast = fast &* 10 &+ UInt64(b[i] &- ASCII.zero)
+            i += 1
+        }
+        if i > start, i == end || b[i] == ASCII.space || b[i] == ASCII.tab, fast <= UInt64(Int64.max) {
+            while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
+            if i < end { throw LineError("unexpected text after the timestamp", column: i + 1) }
+            return .line(measurement: measurement, timestamp: Int64(fast))
+        }
+        i = start
         while i < end, b[i] != ASCII.space, b[i] != ASCII.tab { i += 1 }
         guard let timestamp = NumberParsing.int64(b, start, i) else {
             throw LineError("invalid timestamp '\(b.text(start, i))' (expected integer nanoseconds)",
@@ -80,6 +93,15 @@ enum LineScanner {
         let start = i
         var escaped = false
         while i < end {
+            // Eight bytes at a time up to the first that may end or escape the name.
+            if i + 8 <= end {
+                let stop = candidateStops(UInt64(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                if stop == 0 {
+                    i += 8
+                    continue
+                }
+                i += stop.trailingZeroBitCount >> 3
+            }
             let c = b[i]
             if c == ASCII.backslash, i + 1 < end, kind.escapes(b[i + 1]) {
                 escaped = true
@@ -90,6 +112,17 @@ enum LineScanner {
             i += 1
         }
         return ByteSpan(start: start, end: i, escape: escaped ? kind : .none)
+    }
+
+    /// The high bit of each byte of `w` (little-endian order) that is `,`, space, `=` or `\`, the bytes
+    /// that may end or escape a name; bits above the first such byte may be false positives (borrows),
+    /// the lowest set bit never is.
+    @inline(__always)
+    private static func candidateStops(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        return zeroBytes(w ^ (ones &* UInt64(ASCII.comma))) | zeroBytes(w ^ (ones &* UInt64(ASCII.space)))
+            | zeroBytes(w ^ (ones &* UInt64(ASCII.equals))) | zeroBytes(w ^ (ones &* UInt64(ASCII.backslash)))
     }
 
     /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.

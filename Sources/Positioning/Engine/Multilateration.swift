@@ -32,7 +32,8 @@ public struct Fix: Sendable, Equatable {
 }
 
 /// Nonlinear least-squares multilateration: ranges and anchor-frame angles from any number of anchors,
-/// solved by iteratively reweighted Gauss–Newton (Huber weights) with LAPACK's least-squares solver.
+/// solved by iteratively reweighted Gauss–Newton (Huber weights), each step by Householder QR
+/// (`SmallLeastSquares`).
 public enum Multilateration {
     /// Solves for a position.
     /// - Parameters:
@@ -130,11 +131,10 @@ public enum Multilateration {
             for k in 0..<d { a.append(row[k] - meanRow[k]) }
             b.append(row[d] - meanRow[d])
         }
-        guard let sol = LAPACK.leastSquares(a, rows: m, cols: d, b: b), sol.rank == d,
-              sol.x.allSatisfy(\.isFinite) else {
+        guard let x = SmallLeastSquares.solve(a, rows: m, cols: d, b: b) else {
             return Vec3(centroid.x + 0.5, centroid.y + 0.5, d == 2 ? z0 : centroid.z - 1)
         }
-        return Vec3(sol.x[0], sol.x[1], d == 2 ? z0 : sol.x[2])
+        return Vec3(x[0], x[1], d == 2 ? z0 : x[2])
     }
 
     /// One linearised range equation `[-2aₓ, -2a_y, (-2a_z), rᵢ² − |aᵢ|² (− z-terms)]` without the |p|² term.
@@ -166,18 +166,23 @@ public enum Multilateration {
     private static func gaussNewton(_ obs: [Observation], weights: [Double], start: Vec3, dimensions d: Int) -> Step? {
         var p = start
         var cost = weightedCost(obs, weights, at: p)
+        // The weighted Jacobian and residuals, reused by every iteration (solved in place).
+        var a = [Double](repeating: 0, count: obs.count * d), b = [Double](repeating: 0, count: obs.count)
         for _ in 0..<30 {
-            var a = [Double](), b = [Double]()
-            a.reserveCapacity(obs.count * d)
+            var rows = 0
             for (i, o) in obs.enumerated() {
                 guard let pr = o.predict(at: p) else { continue }
                 let s = weights[i].squareRoot() / o.std
-                for k in 0..<d { a.append(pr.gradient[k] * s) }
-                b.append(o.residual(pr.value) * s)
+                for k in 0..<d { a[rows * d + k] = pr.gradient[k] * s }
+                b[rows] = o.residual(pr.value) * s
+                rows += 1
             }
-            let rows = b.count
-            guard rows >= d, let sol = LAPACK.leastSquares(a, rows: rows, cols: d, b: b), sol.rank == d else { return nil }
-            var delta = Vec3(sol.x[0], sol.x[1], d == 3 ? sol.x[2] : 0)
+            guard rows >= d, let x = a.withUnsafeMutableBufferPointer({ ap in
+                b.withUnsafeMutableBufferPointer { bp in
+                    SmallLeastSquares.solve(ap.baseAddress!, bp.baseAddress!, rows: rows, cols: d)
+                }
+            }) else { return nil }
+            var delta = Vec3(x.x, x.y, d == 3 ? x.z : 0)
             var accepted = false
             for _ in 0..<8 {
                 let q = p + delta
@@ -197,7 +202,7 @@ public enum Multilateration {
             let e = o.residual(pr.value) / o.std
             sumSq += e * e
         }
-        guard let cov = LAPACK.inverseSPD(info, n: d) else { return nil }
+        guard let cov = SmallLeastSquares.inverseSPD(info, n: d) else { return nil }
         return Step(position: p, covariance: cov, rms: (sumSq / Double(max(obs.count, 1))).squareRoot())
     }
 

@@ -89,9 +89,11 @@ struct LineObservations {
         count += 1
     }
 
+    /// Observation `i`, read and modified in place (an `Observation` is 144 bytes: a copy per access
+    /// costs a `memcpy`).
     subscript(i: Int) -> Observation {
-        get { items[i] }
-        set { items[i] = newValue }
+        _read { yield items[i] }
+        _modify { yield &items[i] }
     }
 }
 

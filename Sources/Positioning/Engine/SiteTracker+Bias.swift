@@ -13,21 +13,37 @@ extension TrackerContext {
         // grows with the places seen, not with the time spent in one.
         guard (p - track.lastBiasPosition).norm >= config.biasRoundDistance else { return }
         // Most candidate rounds fail the geometry test, so it runs first, without allocating: the
-        // rows are built only for a round that will teach.
+        // rows are built only for a round that will teach. A tag that failed it near here, with the
+        // same anchors, fails it again (see `GeometryFailure`) and is not tested.
         let d = site.dimensions
+        let mask = eligibleAnchors(lastHeard: track.lastHeard, ranges: track.ranges, since: since)
+        if let failure = track.geometryFailure, let mask, failure.holds(at: p, anchors: mask) { return }
         var geometry = GeometryMatrix()
         var count = 0
+        var sensitivity = 0.0, nearest = Double.infinity
         for a in anchorPositions.indices where track.lastHeard[a] >= since && !track.ranges[a].isNaN {
-            guard let g = rangeGradient(at: p, anchor: a) else { continue }
+            guard let (g, n) = rangeGradient(at: p, anchor: a) else { continue }
             geometry.add(g)
             count += 1
+            sensitivity += 1 / n
+            nearest = min(nearest, n)
         }
-        guard count >= d + 2, geometry.separates(count: count, dimensions: d, minShare: config.biasMinGeometry)
-        else { return }
+        guard count >= d + 2 else { return }
+        let threshold = config.biasMinGeometry * Double(count) / Double(d)
+        let smallest = TrackerContext.smallestEigenvalue(geometry.matrix, d)
+        guard smallest >= threshold else {
+            // Only where every eligible anchor gave a gradient: the mask then names them all.
+            if let mask, mask.nonzeroBitCount == count {
+                track.geometryFailure = GeometryFailure(position: p, anchors: mask, sensitivity: sensitivity,
+                                                        nearest: nearest, slack: threshold - smallest, count: count)
+            }
+            return
+        }
+        track.geometryFailure = nil
         var rows: [BiasLearner.Row] = []
         rows.reserveCapacity(count)
         for a in anchorPositions.indices where track.lastHeard[a] >= since && !track.ranges[a].isNaN {
-            guard let g = rangeGradient(at: p, anchor: a) else { continue }
+            guard let (g, _) = rangeGradient(at: p, anchor: a) else { continue }
             let std = anchorRangeStd[a]
             rows.append(BiasLearner.Row(slot: BiasLearner.slot(anchor: a, technology: anchorTechnology[a]),
                                         y: Double(track.ranges[a]) - (p - anchorPositions[a]).norm, g: g,
@@ -39,15 +55,31 @@ extension TrackerContext {
         for a in anchorPositions.indices { track.ranges[a] = .nan }
     }
 
-    /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites), or nil on the anchor.
+    /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
+    /// nil on the anchor.
     @inline(__always)
-    private func rangeGradient(at p: Vec3, anchor a: Int) -> Vec3? {
+    private func rangeGradient(at p: Vec3, anchor a: Int) -> (Vec3, Double)? {
         var g = p - anchorPositions[a]
         let n = g.norm
         guard n > 1e-3 else { return nil }
         g = (1 / n) * g
         if site.dimensions == 2 { g.z = 0 }
-        return g
+        return (g, n)
+    }
+
+    /// The anchors a bias round would use (heard since `since`, with a range not yet taught) as bits of
+    /// a mask, or nil on a site of more than 64 anchors.
+    @inline(__always)
+    private func eligibleAnchors(lastHeard: [Nanoseconds], ranges: [Float], since: Nanoseconds) -> UInt64? {
+        let n = anchorPositions.count
+        guard n <= 64, lastHeard.count >= n, ranges.count >= n else { return nil }
+        return lastHeard.withUnsafeBufferPointer { heard in
+            ranges.withUnsafeBufferPointer { ranges in
+                var mask: UInt64 = 0
+                for a in 0..<n where heard[a] >= since && !ranges[a].isNaN { mask |= 1 << UInt64(a) }
+                return mask
+            }
+        }
     }
 
     /// True when the round's geometry tells biases and position apart: every direction of the position
@@ -104,6 +136,39 @@ struct GeometryMatrix {
     /// The test of `TrackerContext.separatesBiasFromPosition` for `count` gradients.
     func separates(count: Int, dimensions d: Int, minShare: Double) -> Bool {
         TrackerContext.smallestEigenvalue(matrix, d) >= minShare * Double(count) / Double(d)
+    }
+}
+
+/// Where a tag last failed the bias round's geometry test, and by how much: while the tag stays close
+/// to that place with the same eligible anchors, the test is known to fail again.
+///
+/// Moving the tag by `δ` turns each unit gradient `g` by an angle whose sine is at most `δ / n` (`n` the
+/// anchor's distance), and changes `g·gᵀ` by at most that in spectral norm, so the smallest eigenvalue
+/// of `Σ g·gᵀ` changes by at most `δ · Σ 1/n` (Weyl). The test stays failed while that is less than
+/// the `slack` by which it failed, less a margin for rounding: 4e-6 of the trace (the number of
+/// gradients), far above the error of the trigonometric eigenvalue formula (about √ε of the matrix's
+/// scale where two eigenvalues meet).
+struct GeometryFailure: Sendable {
+    /// The tag's position at the failed test (site frame, m).
+    var position: Vec3
+    /// The eligible anchors then (bit `a` for anchor `a`).
+    var anchors: UInt64
+    /// `Σ 1/n` over those anchors (1/m).
+    var sensitivity: Double
+    /// The nearest anchor's distance (m).
+    var nearest: Double
+    /// Threshold minus the smallest eigenvalue then.
+    var slack: Double
+    /// Number of gradients (the trace of `Σ g·gᵀ` in 3-D), for the rounding margin.
+    var count: Int
+
+    /// True when the test would fail again at `p` with the eligible anchors `mask`.
+    func holds(at p: Vec3, anchors mask: UInt64) -> Bool {
+        guard mask == anchors else { return false }
+        let moved = (p - position).norm
+        // `nearest − 1e-3`: no anchor can have come within `rangeGradient`'s 1 mm.
+        guard moved < nearest - 1e-3 else { return false }
+        return moved * sensitivity + 4e-6 * Double(count) < slack
     }
 }
 

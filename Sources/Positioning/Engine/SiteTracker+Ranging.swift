@@ -199,7 +199,7 @@ extension TrackerContext {
     }
 
     func update(_ track: inout TagTrack, with o: Observation) {
-        guard track.filter != nil, let inn = track.filter!.innovation(o) else { return }
+        guard let inn = track.filter?.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         // The pair's NLOS variance (its running excess, see below) is part of the measurement model, so
         // the running NIS, which tests the motion model (a stationary hint is overridden while it is

@@ -23,6 +23,8 @@ struct TagTrack: Sendable {
     /// When and where the tag last taught the bias learner.
     var lastBiasRound: Nanoseconds = .min
     var lastBiasPosition = Vec3(.infinity, .infinity, .infinity)
+    /// Where the tag last failed the bias round's geometry test, while that failure still decides.
+    var geometryFailure: GeometryFailure?
     var lastSeen: Nanoseconds
     var lastOutput: Nanoseconds = .min
     /// Running mean of squared normalised innovations (capped), for divergence detection.
