@@ -43,7 +43,7 @@ extension TrackerContext {
         if previous != .min, config.correlationTime > 0 {
             let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
             let inflation = (max(1, config.correlationTime / interval)).squareRoot()
-            for i in 0..<observations.count { observations[i].std *= inflation }
+            observations.scaleStd(by: inflation)
         }
         track.lastSeen = max(track.lastSeen, r.time)
         track.lastHeard[a] = r.time
@@ -84,7 +84,7 @@ extension TrackerContext {
     /// Scalar observations of one ranging line.
     func makeObservations(_ r: Ranging, anchorIndex a: Int, technology: Technology,
                           learner: BiasLearner) -> LineObservations {
-        var out = LineObservations()
+        var out = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
         if let d = r.distance {
             let std: Double = switch (r.std, site.anchors[a].rangeStd) {
@@ -94,10 +94,7 @@ extension TrackerContext {
             case (nil, nil): technology.defaultRangeStd
             }
             let learned = learner.bias(anchor: a, technology: technology)
-            var o = Observation(kind: .range, anchor: a, anchorPosition: anchorPositions[a],
-                                value: d - site.anchors[a].rangeBias - learned, std: std, time: r.time)
-            o.removedBias = learned
-            out.append(o)
+            out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
         }
         guard let dir = r.direction, site.anchors[a].orientation != nil else { return out }
         var az: Double?, el: Double?
@@ -111,14 +108,9 @@ extension TrackerContext {
             guard off <= fov / 2 else { return out }
         }
         let std = technology.defaultAngleStd
-        if let az {
-            out.append(Observation(kind: .azimuth, anchor: a, anchorPosition: anchorPositions[a],
-                                   toAnchor: rotations[a], value: az, std: std, time: r.time))
-        }
-        if let el {
-            out.append(Observation(kind: .elevation, anchor: a, anchorPosition: anchorPositions[a],
-                                   toAnchor: rotations[a], value: el, std: std, time: r.time))
-        }
+        out.toAnchor = rotations[a]
+        if let az { out.append(.azimuth, value: az, std: std) }
+        if let el { out.append(.elevation, value: el, std: std) }
         return out
     }
 
