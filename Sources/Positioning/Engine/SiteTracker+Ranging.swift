@@ -35,7 +35,8 @@ extension TrackerContext {
     /// a proximity line.
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
                  learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
-        var observations = makeObservations(r, anchorIndex: a, technology: tech, learner: learner)
+        var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
+        makeObservations(r, anchorIndex: a, technology: tech, learner: learner, into: &observations)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
@@ -58,7 +59,9 @@ extension TrackerContext {
             let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
                 >= site.dimensions + 2
             let held = predict(&track, to: r.time)
-            let prior = smoother == nil ? nil : track.filter
+            // Only with a smoother: a `TagFilter?` is 352 bytes, and a copy of it costs a `memcpy`.
+            var prior: TagFilter? = nil
+            if smoother != nil { prior = track.filter }
             for i in 0..<observations.count { update(&track, with: observations[i]) }
             if placed && redundant { teachBiases(&track, time: r.time, learner: &learner) }
             if track.rejectRun >= config.divergenceRun
@@ -81,10 +84,10 @@ extension TrackerContext {
         }
     }
 
-    /// Scalar observations of one ranging line.
+    /// Scalar observations of one ranging line, appended to `out` (made for anchor `a` and the
+    /// line's time; filled in place rather than returned, which would copy it).
     func makeObservations(_ r: Ranging, anchorIndex a: Int, technology: Technology,
-                          learner: BiasLearner) -> LineObservations {
-        var out = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
+                          learner: BiasLearner, into out: inout LineObservations) {
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
         if let d = r.distance {
             let std: Double = switch (r.std, site.anchors[a].rangeStd) {
@@ -96,7 +99,7 @@ extension TrackerContext {
             let learned = learner.bias(anchor: a, technology: technology)
             out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
         }
-        guard let dir = r.direction, site.anchors[a].orientation != nil else { return out }
+        guard let dir = r.direction, site.anchors[a].orientation != nil else { return }
         var az: Double?, el: Double?
         switch dir {
         case .angles(let a0, let e0): az = a0; el = e0
@@ -105,13 +108,12 @@ extension TrackerContext {
         // Field of view: the angle from the boresight, from whichever angles are known.
         if let fov = site.anchors[a].fieldOfView {
             let off = acos(max(-1, min(1, cos(az ?? 0) * cos(el ?? 0))))
-            guard off <= fov / 2 else { return out }
+            guard off <= fov / 2 else { return }
         }
         let std = technology.defaultAngleStd
         out.toAnchor = rotations[a]
         if let az { out.append(.azimuth, value: az, std: std) }
         if let el { out.append(.elevation, value: el, std: std) }
-        return out
     }
 
     /// Places (or re-places) a tag by multilateration over its recent observations.
@@ -191,7 +193,7 @@ extension TrackerContext {
     }
 
     func update(_ track: inout TagTrack, with o: Observation) {
-        guard let inn = track.filter?.innovation(o) else { return }
+        guard let inn = track.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         // The pair's NLOS variance (its running excess, see below) is part of the measurement model, so
         // the running NIS, which tests the motion model (a stationary hint is overridden while it is

@@ -87,6 +87,12 @@ public struct TagFilter: Sendable {
         return (o.residual(pr.value), hph + o.std * o.std, g)
     }
 
+    /// `innovation(o)`, for a caller that reaches the filter through a mutating access (in place,
+    /// without a copy of the filter); the state is not changed.
+    mutating func innovationInPlace(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
+        innovation(o)
+    }
+
     /// Applies one scalar observation with measurement variance `r` (the caller's robust weighting may
     /// have inflated it above `o.std²`).
     public mutating func update(residual nu: Double, gradient g: Vec3, measurementVariance r: Double) {
