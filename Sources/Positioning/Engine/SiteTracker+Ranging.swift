@@ -59,29 +59,43 @@ extension TrackerContext {
             let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
                 >= site.dimensions + 2
             let held = predict(&track, to: r.time)
-            // Only with a smoother: a `TagFilter?` is 352 bytes, and a copy of it costs a `memcpy`.
-            var prior: TagFilter? = nil
-            if smoother != nil { prior = track.filter }
-            for i in 0..<observations.count { update(&track, with: observations[i]) }
-            if placed && redundant { teachBiases(&track, time: r.time, learner: &learner) }
-            if track.rejectRun >= config.divergenceRun
-                || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
-                    && track.updatesSinceInit >= 2 * RecentObservations.capacity)
-                || !isPlausible(track.filter!.position, track.filter!.velocity) {
-                initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
-                // A filter that cannot be re-placed and has gone where no tag can be is dropped: the
-                // tag is "distance only" until multilateration places it again.
-                if let f = track.filter, !isPlausible(f) || track.rejectRun >= 4 * config.divergenceRun {
-                    track.filter = nil
-                    track.rejectRun = 0
-                }
+            if smoother == nil {
+                applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, redundant: redundant,
+                          learner: &learner, smoother: &smoother)
             } else {
-                if let prior { smoother?.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false) }
+                // The prior is copied only for the smoother: a `TagFilter` is 352 bytes (a `memcpy`).
+                let prior = track.filter!
+                if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed,
+                             redundant: redundant, learner: &learner, smoother: &smoother) {
+                    smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
+                }
             }
         }
         if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, emit: emit) {
             smoother?.markEmitted(tag: r.tag, estimate: p)
         }
+    }
+
+    /// Updates a placed tag's predicted filter with a line's observations, teaches the bias learner,
+    /// and re-places the tag when the filter diverged. Returns true when the filter was kept.
+    @discardableResult
+    func applyLine(_ observations: LineObservations, to track: inout TagTrack, time: Nanoseconds, tag: String,
+                   placed: Bool, redundant: Bool, learner: inout BiasLearner,
+                   smoother: inout TrajectorySmoother?) -> Bool {
+        for i in 0..<observations.count { update(&track, with: observations[i]) }
+        if placed && redundant { teachBiases(&track, time: time, learner: &learner) }
+        guard track.rejectRun >= config.divergenceRun
+            || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
+                && track.updatesSinceInit >= 2 * RecentObservations.capacity)
+            || !isPlausible(track.filter!.position, track.filter!.velocity) else { return true }
+        initialise(&track, tag: tag, time: time, smoother: &smoother)
+        // A filter that cannot be re-placed and has gone where no tag can be is dropped: the tag is
+        // "distance only" until multilateration places it again.
+        if let f = track.filter, !isPlausible(f) || track.rejectRun >= 4 * config.divergenceRun {
+            track.filter = nil
+            track.rejectRun = 0
+        }
+        return false
     }
 
     /// Scalar observations of one ranging line, appended to `out` (made for anchor `a` and the

@@ -79,18 +79,20 @@ public struct TagFilter: Sendable {
     /// The innovation of an observation against the current state: residual, its variance
     /// `S = H P Hᵀ + R` (without robust inflation) and the gradient; nil where the model is singular.
     public func innovation(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
+        var f = self
+        return f.innovationInPlace(o)
+    }
+
+    /// `innovation(o)`, for a caller that reaches the filter through a mutating access: the filter is
+    /// read in place (a non-mutating call through an `inout` copies all 352 bytes first). The state is
+    /// not changed.
+    mutating func innovationInPlace(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
         guard let pr = o.predict(at: position) else { return nil }
         var g = pr.gradient
         if dimensions == 2 { g.z = 0 }
         var hph = 0.0
         for r in 0..<3 { for c in 0..<3 { hph += g[r] * p[r * 6 + c] * g[c] } }
         return (o.residual(pr.value), hph + o.std * o.std, g)
-    }
-
-    /// `innovation(o)`, for a caller that reaches the filter through a mutating access (in place,
-    /// without a copy of the filter); the state is not changed.
-    mutating func innovationInPlace(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
-        innovation(o)
     }
 
     /// Applies one scalar observation with measurement variance `r` (the caller's robust weighting may
