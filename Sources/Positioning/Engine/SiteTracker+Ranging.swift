@@ -134,6 +134,7 @@ extension TrackerContext {
     func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
         let since = time - Nanoseconds(config.initWindow * 1e9)
         let obs = track.recent.observations(since: since, site: site, rotations: rotations)
+        let site = site
         let solve = { (start: Vec3?) in
             try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
                                        initial: start, bounds: site.bounds)
