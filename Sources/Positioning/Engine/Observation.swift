@@ -79,21 +79,54 @@ public struct Observation: Sendable, Equatable {
 
 /// The scalar observations of one ranging line (a range, an azimuth, an elevation: at most three),
 /// stored inline so that a line allocates nothing.
+///
+/// They share the anchor, its position, its rotation and the time, which are kept once; only the
+/// kind, value, σ and removed bias are kept per observation. An `Observation` (144 bytes, most of
+/// it the rotation) is built where it is read, so a line copies no whole observations through
+/// `memcpy`.
 struct LineObservations {
-    private var items = InlineArray<3, Observation>(
-        repeating: Observation(kind: .range, anchor: 0, anchorPosition: .zero, value: 0, std: 1, time: 0))
-    private(set) var count = 0
+    private struct Item {
+        var kind: Observation.Kind
+        var value: Double
+        var std: Double
+        var removedBias: Double
+    }
 
-    mutating func append(_ o: Observation) {
-        items[count] = o
+    private var items = InlineArray<3, Item>(repeating: Item(kind: .range, value: 0, std: 1, removedBias: 0))
+    private(set) var count = 0
+    /// Index of the anchor in its site.
+    let anchor: Int
+    /// Anchor position, site frame, metres.
+    let anchorPosition: Vec3
+    /// Rotation site frame → anchor frame of the angles (a range's observation keeps the identity,
+    /// as an observation made with the default rotation does).
+    var toAnchor: Mat3 = .identity
+    /// Time of the measurements.
+    let time: Nanoseconds
+
+    init(anchor: Int, anchorPosition: Vec3, time: Nanoseconds) {
+        self.anchor = anchor; self.anchorPosition = anchorPosition; self.time = time
+    }
+
+    /// Appends an observation of this line's anchor and time.
+    mutating func append(_ kind: Observation.Kind, value: Double, std: Double, removedBias: Double = 0) {
+        items[count] = Item(kind: kind, value: value, std: std, removedBias: removedBias)
         count += 1
     }
 
-    /// Observation `i`, read and modified in place (an `Observation` is 144 bytes: a copy per access
-    /// costs a `memcpy`).
+    /// Multiplies the σ of every observation by `factor`.
+    mutating func scaleStd(by factor: Double) {
+        for i in 0..<count { items[i].std *= factor }
+    }
+
+    /// Observation `i`.
     subscript(i: Int) -> Observation {
-        _read { yield items[i] }
-        _modify { yield &items[i] }
+        let item = items[i]
+        var o = Observation(kind: item.kind, anchor: anchor, anchorPosition: anchorPosition,
+                            toAnchor: item.kind == .range ? .identity : toAnchor, value: item.value,
+                            std: item.std, time: time)
+        o.removedBias = item.removedBias
+        return o
     }
 }
 

@@ -35,7 +35,8 @@ extension TrackerContext {
     /// a proximity line.
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
                  learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
-        var observations = makeObservations(r, anchorIndex: a, technology: tech, learner: learner)
+        var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
+        makeObservations(r, anchorIndex: a, technology: tech, learner: learner, into: &observations)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
@@ -43,7 +44,7 @@ extension TrackerContext {
         if previous != .min, config.correlationTime > 0 {
             let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
             let inflation = (max(1, config.correlationTime / interval)).squareRoot()
-            for i in 0..<observations.count { observations[i].std *= inflation }
+            observations.scaleStd(by: inflation)
         }
         track.lastSeen = max(track.lastSeen, r.time)
         track.lastHeard[a] = r.time
@@ -58,22 +59,16 @@ extension TrackerContext {
             let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
                 >= site.dimensions + 2
             let held = predict(&track, to: r.time)
-            let prior = smoother == nil ? nil : track.filter
-            for i in 0..<observations.count { update(&track, with: observations[i]) }
-            if placed && redundant { teachBiases(&track, time: r.time, learner: &learner) }
-            if track.rejectRun >= config.divergenceRun
-                || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
-                    && track.updatesSinceInit >= 2 * RecentObservations.capacity)
-                || !isPlausible(track.filter!.position, track.filter!.velocity) {
-                initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
-                // A filter that cannot be re-placed and has gone where no tag can be is dropped: the
-                // tag is "distance only" until multilateration places it again.
-                if let f = track.filter, !isPlausible(f) || track.rejectRun >= 4 * config.divergenceRun {
-                    track.filter = nil
-                    track.rejectRun = 0
-                }
+            if smoother == nil {
+                applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, redundant: redundant,
+                          learner: &learner, smoother: &smoother)
             } else {
-                if let prior { smoother?.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false) }
+                // The prior is copied only for the smoother: a `TagFilter` is 352 bytes (a `memcpy`).
+                let prior = track.filter!
+                if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed,
+                             redundant: redundant, learner: &learner, smoother: &smoother) {
+                    smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
+                }
             }
         }
         if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, emit: emit) {
@@ -81,10 +76,32 @@ extension TrackerContext {
         }
     }
 
-    /// Scalar observations of one ranging line.
+    /// Updates a placed tag's predicted filter with a line's observations, teaches the bias learner,
+    /// and re-places the tag when the filter diverged. Returns true when the filter was kept.
+    @discardableResult
+    func applyLine(_ observations: LineObservations, to track: inout TagTrack, time: Nanoseconds, tag: String,
+                   placed: Bool, redundant: Bool, learner: inout BiasLearner,
+                   smoother: inout TrajectorySmoother?) -> Bool {
+        for i in 0..<observations.count { update(&track, with: observations[i]) }
+        if placed && redundant { teachBiases(&track, time: time, learner: &learner) }
+        guard track.rejectRun >= config.divergenceRun
+            || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
+                && track.updatesSinceInit >= 2 * RecentObservations.capacity)
+            || !isPlausible(track.filter!.position, track.filter!.velocity) else { return true }
+        initialise(&track, tag: tag, time: time, smoother: &smoother)
+        // A filter that cannot be re-placed and has gone where no tag can be is dropped: the tag is
+        // "distance only" until multilateration places it again.
+        if let f = track.filter, !isPlausible(f) || track.rejectRun >= 4 * config.divergenceRun {
+            track.filter = nil
+            track.rejectRun = 0
+        }
+        return false
+    }
+
+    /// Scalar observations of one ranging line, appended to `out` (made for anchor `a` and the
+    /// line's time; filled in place rather than returned, which would copy it).
     func makeObservations(_ r: Ranging, anchorIndex a: Int, technology: Technology,
-                          learner: BiasLearner) -> LineObservations {
-        var out = LineObservations()
+                          learner: BiasLearner, into out: inout LineObservations) {
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
         if let d = r.distance {
             let std: Double = switch (r.std, site.anchors[a].rangeStd) {
@@ -94,12 +111,9 @@ extension TrackerContext {
             case (nil, nil): technology.defaultRangeStd
             }
             let learned = learner.bias(anchor: a, technology: technology)
-            var o = Observation(kind: .range, anchor: a, anchorPosition: anchorPositions[a],
-                                value: d - site.anchors[a].rangeBias - learned, std: std, time: r.time)
-            o.removedBias = learned
-            out.append(o)
+            out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
         }
-        guard let dir = r.direction, site.anchors[a].orientation != nil else { return out }
+        guard let dir = r.direction, site.anchors[a].orientation != nil else { return }
         var az: Double?, el: Double?
         switch dir {
         case .angles(let a0, let e0): az = a0; el = e0
@@ -108,24 +122,19 @@ extension TrackerContext {
         // Field of view: the angle from the boresight, from whichever angles are known.
         if let fov = site.anchors[a].fieldOfView {
             let off = acos(max(-1, min(1, cos(az ?? 0) * cos(el ?? 0))))
-            guard off <= fov / 2 else { return out }
+            guard off <= fov / 2 else { return }
         }
         let std = technology.defaultAngleStd
-        if let az {
-            out.append(Observation(kind: .azimuth, anchor: a, anchorPosition: anchorPositions[a],
-                                   toAnchor: rotations[a], value: az, std: std, time: r.time))
-        }
-        if let el {
-            out.append(Observation(kind: .elevation, anchor: a, anchorPosition: anchorPositions[a],
-                                   toAnchor: rotations[a], value: el, std: std, time: r.time))
-        }
-        return out
+        out.toAnchor = rotations[a]
+        if let az { out.append(.azimuth, value: az, std: std) }
+        if let el { out.append(.elevation, value: el, std: std) }
     }
 
     /// Places (or re-places) a tag by multilateration over its recent observations.
     func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
         let since = time - Nanoseconds(config.initWindow * 1e9)
         let obs = track.recent.observations(since: since, site: site, rotations: rotations)
+        let site = site
         let solve = { (start: Vec3?) in
             try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
                                        initial: start, bounds: site.bounds)
@@ -199,7 +208,7 @@ extension TrackerContext {
     }
 
     func update(_ track: inout TagTrack, with o: Observation) {
-        guard let inn = track.filter?.innovation(o) else { return }
+        guard let inn = track.innovation(o) else { return }
         let e = abs(inn.residual) / inn.variance.squareRoot()
         // The pair's NLOS variance (its running excess, see below) is part of the measurement model, so
         // the running NIS, which tests the motion model (a stationary hint is overridden while it is

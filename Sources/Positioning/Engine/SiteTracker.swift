@@ -159,7 +159,11 @@ public struct SiteTracker: Sendable {
 }
 
 /// What every tag's update reads and never changes: the site, the tuning, the anchors' rotations.
-struct TrackerContext: Sendable {
+///
+/// A class, for speed only: every field is a `let`, so sharing it between copies of a `SiteTracker`
+/// keeps value semantics, and a method call on it passes a reference where a struct this size
+/// (256 bytes) was copied through `memcpy` for each call.
+final class TrackerContext: Sendable {
     let site: Site
     let config: EngineConfig
     /// Rotation site → anchor frame of each anchor (identity where it has no orientation).

@@ -79,6 +79,14 @@ public struct TagFilter: Sendable {
     /// The innovation of an observation against the current state: residual, its variance
     /// `S = H P Hᵀ + R` (without robust inflation) and the gradient; nil where the model is singular.
     public func innovation(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
+        var f = self
+        return f.innovationInPlace(o)
+    }
+
+    /// `innovation(o)`, for a caller that reaches the filter through a mutating access: the filter is
+    /// read in place (a non-mutating call through an `inout` copies all 352 bytes first). The state is
+    /// not changed.
+    mutating func innovationInPlace(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
         guard let pr = o.predict(at: position) else { return nil }
         var g = pr.gradient
         if dimensions == 2 { g.z = 0 }

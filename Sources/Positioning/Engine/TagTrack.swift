@@ -59,6 +59,12 @@ struct TagTrack: Sendable {
     }
 
     /// True while some anchor's session with the tag is live or suspended (not ended).
+    /// The filter's innovation of `o` (see `TagFilter.innovation`), nil without a filter. Mutating
+    /// only so that the filter is read in place: read as a value, a `TagFilter?` is a 352-byte copy.
+    mutating func innovation(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
+        filter?.innovationInPlace(o)
+    }
+
     var hasLiveSession: Bool { pairs.contains { $0 == .active || $0 == .suspended } }
     /// True while some session is suspended and none active: the tag is paused, not lost.
     var isSuspended: Bool { pairs.contains(.suspended) && !pairs.contains(.active) }
