@@ -30,6 +30,16 @@ public struct EngineConfig: Sendable, Equatable {
     public var nlosHuberK: Double = 1.5
     /// Weight of a pair's running range excess in its variance (m² per m²); see `nlosMemory`.
     public var nlosVarianceScale: Double = 4
+    /// Time constant of a pair's switching between line of sight and a blocked path, seconds: the
+    /// two-hypothesis NLOS state (`PairNLOS`) expects a blockage to last about this long.
+    public var nlosSwitchTime: Double = 5
+    /// Prior mean and 1-σ of a blocked path's excess length, metres (a detour round a rack or a body).
+    public var nlosExcessPrior: Double = 0.5
+    public var nlosExcessPriorStd: Double = 0.5
+    /// Random-walk 1-σ of a blocked path's excess per range, metres: it changes slowly as the tag moves.
+    public var nlosExcessDrift: Double = 0.02
+    /// Variance factor of a blocked path's range noise over line of sight's (multipath spreads it).
+    public var nlosNoiseFactor: Double = 3
     /// Share of each new innovation in a pair's running excess (an EWMA over about 1/nlosMemory lines).
     public var nlosMemory: Double = 0.5
     /// Innovations beyond this many σ are not applied at all (counted toward divergence instead).

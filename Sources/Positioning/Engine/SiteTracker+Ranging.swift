@@ -22,7 +22,8 @@ extension SiteTracker {
         var number = tracks.number(of: r.tag)
         if number == nil {
             try admitNewTag()
-            number = tracks.insert(r.tag, TagTrack(anchorCount: context.anchorPositions.count, time: r.time))
+            number = tracks.insert(r.tag, TagTrack(anchorCount: context.anchorPositions.count, time: r.time,
+                                                   config: context.config))
         }
         context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.tracks[number!],
                         learner: &learnedBias, smoother: &smoother, emit: emit)
@@ -41,6 +42,7 @@ extension TrackerContext {
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
         let previous = track.lastHeard[a]
+        track.pairInterval = previous == .min ? 0 : max(0, Double(r.time - previous) * 1e-9)
         if previous != .min, config.correlationTime > 0 {
             let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
             let inflation = (max(1, config.correlationTime / interval)).squareRoot()
@@ -209,17 +211,31 @@ extension TrackerContext {
 
     func update(_ track: inout TagTrack, with o: Observation) {
         guard let inn = track.innovation(o) else { return }
-        let e = abs(inn.residual) / inn.variance.squareRoot()
-        // The pair's NLOS variance (its running excess, see below) is part of the measurement model, so
-        // the running NIS, which tests the motion model (a stationary hint is overridden while it is
-        // high), normalises by it too: a range that is long because its path is blocked says nothing
-        // about whether the tag moves.
-        var nlosVariance = 0.0
+        // NLOS, in two parts. The pair's hypotheses (`PairNLOS`: line of sight or blocked, with the
+        // blocked path's excess) shift the residual by the expected excess and add its uncertainty;
+        // they remember a blockage for as long as it lasts. The pair's running excess (an EWMA of its
+        // innovations, ranges persistently longer than predicted) adds `nlosVarianceScale` × its
+        // square at once, before the hypotheses are sure; it fades within a few lines. The hypotheses
+        // see the innovation variance scaled by the running NIS (when above 1): ranges noisier than
+        // their σ must not pass for blocked paths, whose shift alone would bias a tag at rest.
+        var residual = inn.residual
+        var nlosVariance = 0.0, excessVariance = 0.0
         if o.kind == .range {
+            let c = track.nlos[o.anchor].observe(inn.residual, variance: inn.variance * max(1, track.nis),
+                                                 interval: track.pairInterval, config: config)
+            residual -= c.shift
             let excess = Double(track.excess[o.anchor])
-            if excess > 0 { nlosVariance = config.nlosVarianceScale * excess * excess }
+            if excess > 0 { excessVariance = config.nlosVarianceScale * excess * excess }
+            nlosVariance = c.variance + excessVariance
         }
-        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + nlosVariance), 100) - track.nis)
+        // The running excess's variance is part of the measurement model, so the running NIS, which
+        // tests the motion model (a stationary hint is overridden while it is high), normalises by it
+        // too: a range that is long because its path is blocked says nothing about whether the tag
+        // moves. The hypotheses' correction is left out of it, so that ranges noisier than their σ
+        // still raise it (and with it the reported covariance).
+        let e = abs(inn.residual) / inn.variance.squareRoot()
+        let en = abs(residual) / (inn.variance + nlosVariance).squareRoot()
+        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + excessVariance), 100) - track.nis)
         track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
         track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
         track.updatesSinceInit += 1
@@ -230,16 +246,14 @@ extension TrackerContext {
         track.rejectRun = 0
         var r = o.std * o.std
         if o.kind == .range {
-            // NLOS: the pair's running excess (ranges persistently longer than predicted) is added
-            // to the range's variance; it fades within a few measurements once the path clears.
             let excess = Double(track.excess[o.anchor])
             r += nlosVariance
             track.excess[o.anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[o.anchor])
             if excess < 2 * o.std { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
         }
-        let k = (o.kind == .range && inn.residual > 0) ? config.nlosHuberK : config.huberK
-        if e > k { r += inn.variance * (e / k - 1) }
-        track.filter!.update(residual: inn.residual, gradient: inn.gradient, measurementVariance: r)
+        let k = (o.kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
+        if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }
+        track.filter!.update(residual: residual, gradient: inn.gradient, measurementVariance: r)
     }
 
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per

@@ -114,7 +114,7 @@ public struct SiteTracker: Sendable {
         // A hint may come before the tag's first range (a gateway reports the accelerometer as soon
         // as it hears the tag): it starts the track, so the hint is there when the ranges arrive.
         if tracks.number(of: tag) == nil { try admitNewTag() }
-        var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time)
+        var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time, config: context.config)
         let was = track.motion
         track.motion = state
         if was == .stationary, state != .stationary, track.filter != nil {

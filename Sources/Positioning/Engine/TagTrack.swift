@@ -20,6 +20,10 @@ struct TagTrack: Sendable {
     /// Per anchor, a running mean (metres) of the range innovations: a pair whose ranges keep coming
     /// out longer than predicted is behind something (NLOS), and its ranges are trusted less.
     var excess: [Float]
+    /// Per anchor, the pair's NLOS hypotheses (see `PairNLOS`).
+    var nlos: [PairNLOS]
+    /// Seconds between the current line and the previous one of the same pair (0 for its first).
+    var pairInterval: Double = 0
     /// When and where the tag last taught the bias learner.
     var lastBiasRound: Nanoseconds = .min
     var lastBiasPosition = Vec3(.infinity, .infinity, .infinity)
@@ -43,11 +47,12 @@ struct TagTrack: Sendable {
     /// the first position.
     var zonesInside: [ZoneMembership] = []
 
-    init(anchorCount: Int, time: Nanoseconds) {
+    init(anchorCount: Int, time: Nanoseconds, config: EngineConfig = EngineConfig()) {
         lastHeard = Array(repeating: .min, count: anchorCount)
         pairs = Array(repeating: .idle, count: anchorCount)
         ranges = Array(repeating: .nan, count: anchorCount)
         excess = Array(repeating: 0, count: anchorCount)
+        nlos = Array(repeating: PairNLOS(config: config), count: anchorCount)
         lastSeen = time
     }
 
