@@ -220,11 +220,12 @@ extension TrackerContext {
         // their σ must not pass for blocked paths, whose shift alone would bias a tag at rest.
         var residual = inn.residual
         var nlosVariance = 0.0, excessVariance = 0.0
+        // The pair's running excess before this range (it is taught the range below).
+        let excess = o.kind == .range ? Double(track.excess[o.anchor]) : 0
         if o.kind == .range {
             let c = track.nlos[o.anchor].observe(inn.residual, variance: inn.variance * max(1, track.nis),
                                                  interval: track.pairInterval, config: config)
             residual -= c.shift
-            let excess = Double(track.excess[o.anchor])
             if excess > 0 { excessVariance = config.nlosVarianceScale * excess * excess }
             nlosVariance = c.variance + excessVariance
         }
@@ -246,7 +247,6 @@ extension TrackerContext {
         track.rejectRun = 0
         var r = o.std * o.std
         if o.kind == .range {
-            let excess = Double(track.excess[o.anchor])
             r += nlosVariance
             track.excess[o.anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[o.anchor])
             if excess < 2 * o.std { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
