@@ -85,6 +85,19 @@ func rssMegabytes() -> Double {
     return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1e6
 }
 
+/// The CPU time (s) of this process's thread with that name (Linux: /proc/self/task/*/schedstat).
+func threadCPUSeconds(named name: String) -> Double? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+    for t in tasks {
+        guard let comm = try? String(contentsOfFile: "/proc/self/task/\(t)/comm", encoding: .utf8),
+              comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+              let stat = try? String(contentsOfFile: "/proc/self/task/\(t)/schedstat", encoding: .utf8),
+              let ns = Double(stat.split(separator: " ").first ?? "") else { continue }
+        return ns * 1e-9
+    }
+    return nil
+}
+
 func fmt(_ v: Double, _ d: Int = 0) -> String { String(format: "%.\(d)f", v) }
 
 print("service-bench\(quick ? " --quick" : ""): loopback TCP, history on (SQLite WAL), \(ProcessInfo.processInfo.activeProcessorCount) cores")
@@ -160,24 +173,33 @@ do {
     }
     let probe = MachineProbe()
     defer { probe.stop() }
-    func report(_ run: LatencyRun, _ label: String) {
+    var lastRunLines = 1
+    /// Prints a run's figures; returns its p99 (nil when nothing was received).
+    @discardableResult
+    func report(_ run: LatencyRun, _ label: String, floor: Double? = nil) -> Double? {
         defer { print("    " + probe.summary()); probe.reset() }
         let l = run.latencies
-        guard !l.isEmpty else { print("latency (\(label)): no positions received"); return }
+        guard !l.isEmpty else { print("latency (\(label)): no positions received"); return nil }
         let p50 = l[l.count / 2], p99 = l[min(l.count - 1, Int(Double(l.count) * 0.99))]
+        lastRunLines = run.sent
+        if label.hasPrefix("floor") || label.hasPrefix("relay") {
+            print("  \(label) @ \(fmt(Double(run.sent) / run.seconds)) lines/s: median \(fmt(p50, 2)) ms, p99 \(fmt(p99, 2)) ms, "
+                  + "max \(fmt(l.last!, 2)) ms  (\(l.count) lines relayed)")
+            return p99
+        }
+        let versus = floor.map { "; floor p99 \(fmt($0, 2)) ms just before, ratio \(fmt(p99 / $0, 2))×" } ?? ""
         print("feed latency @ \(fmt(Double(run.sent) / run.seconds)) lines/s, \(label): median \(fmt(p50, 2)) ms, "
-              + "p99 \(fmt(p99, 2)) ms, max \(fmt(l.last!, 2)) ms  (\(l.count) positions\(withHistory ? "" : ", history off"))"
+              + "p99 \(fmt(p99, 2)) ms, max \(fmt(l.last!, 2)) ms  (\(l.count) positions\(withHistory ? "" : ", history off")\(versus))"
               + "   target p99 ≤ 5 ms  \(p99 <= 5 ? "met" : "NOT MET")")
+        return p99
     }
-    // The gateway and the dashboard in this process (sharing its threads' cores with the service) …
-    report(try runLatencyClient(site: s, ingestPort: service.ingestPort, feedPort: service.feedPort, quick: quick),
-           "client in this process")
-    // … and in a process of their own, as real gateways and dashboards are; then once more with the
-    // service's threads on CPU 1 and the client's on CPU 0 (taskset), so that the two do not take
-    // turns on one core: what a deployment with the gateways elsewhere sees.
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-    let clientArguments = [me, "--latency-client", "\(service.ingestPort)", "\(service.feedPort)"] + (quick ? ["--quick"] : [])
-    func childRun(_ label: String, command: [String]) {
+    func clientCommand(_ ingest: UInt16, _ feed: UInt16) -> [String] {
+        [me, "--latency-client", "\(ingest)", "\(feed)"] + (quick ? ["--quick"] : [])
+    }
+    let clientArguments = clientCommand(service.ingestPort, service.feedPort)
+    @discardableResult
+    func childRun(_ label: String, command: [String], floor: Double? = nil) -> Double? {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: command[0])
         child.arguments = Array(command.dropFirst())
@@ -185,19 +207,59 @@ do {
         child.standardOutput = pipe
         do { try child.run() } catch {
             print("latency (\(label)): cannot start the client: \(error)")
-            return
+            return nil
         }
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         if numbers.count >= 2 {
-            report(LatencyRun(sent: Int(numbers[0]), seconds: numbers[1], latencies: Array(numbers.dropFirst(2))), label)
-        } else {
-            print("latency (\(label)): the client failed: \(output)")
+            return report(LatencyRun(sent: Int(numbers[0]), seconds: numbers[1], latencies: Array(numbers.dropFirst(2))),
+                          label, floor: floor)
         }
+        print("latency (\(label)): the client failed: \(output)")
+        return nil
     }
-    childRun("client in its own process", command: clientArguments)
     let taskset = "/usr/bin/taskset"
+    // Before each run of the service, the same client against a relay that does no positioning
+    // (`NullRelay`): the floor that the machine, loopback TCP and the client set by themselves.
+    var lastRelayCPUPerLine: Double?
+    func floorRun(inProcess: Bool, pinned: Bool = false, workPerLine: Int = 0) -> Double? {
+        guard let relay = try? NullRelay(workPerLine: workPerLine) else { print("  floor: cannot listen"); return nil }
+        let label = (workPerLine > 0 ? "relay at the service loop's CPU per line" : "floor (a relay without positioning)")
+            + ", client " + (inProcess ? "in this process" : "in its own process") + (pinned ? ", pinned apart" : "")
+        let p99: Double?
+        if inProcess {
+            guard let run = try? runLatencyClient(site: s, ingestPort: relay.ingestPort, feedPort: relay.feedPort,
+                                                  quick: quick, tagPrefix: "F") else { return nil }
+            p99 = report(run, label)
+        } else {
+            p99 = childRun(label, command: (pinned ? [taskset, "-c", "0"] : []) + clientCommand(relay.ingestPort, relay.feedPort))
+        }
+        relay.wait()
+        print("    relay thread: \(fmt(relay.cpuPerLine, 2)) µs of CPU per line")
+        if workPerLine == 0 { lastRelayCPUPerLine = relay.cpuPerLine }
+        return p99
+    }
+    // The gateway and the dashboard in this process (sharing its threads' cores with the service) …
+    var floor = floorRun(inProcess: true)
+    report(try runLatencyClient(site: s, ingestPort: service.ingestPort, feedPort: service.feedPort, quick: quick),
+           "client in this process", floor: floor)
+    // … and in a process of their own, as real gateways and dashboards are; then once more with the
+    // service's threads on CPU 1 and the client's on CPU 0 (taskset), so that the two do not take
+    // turns on one core: what a deployment with the gateways elsewhere sees.
+    floor = floorRun(inProcess: false)
+    let loopBefore = threadCPUSeconds(named: Service.loopThreadName)
+    childRun("client in its own process", command: clientArguments, floor: floor)
+    // The loop thread's CPU per line in that run, and the relay made to spend as much (fixed
+    // arithmetic per line): whether a tail comes from what the service does, or from how much CPU
+    // per line any program spends on this machine.
+    if let before = loopBefore, let after = threadCPUSeconds(named: Service.loopThreadName),
+       let relayCPU = lastRelayCPUPerLine {
+        let perLine = (after - before) * 1e6 / Double(lastRunLines)
+        let extra = Int(max(0, perLine - relayCPU) * 1000 / NullRelay.nanosecondsPerUnit)
+        print("    service loop thread: \(fmt(perLine, 2)) µs of CPU per line; next, the relay with \(extra) multiply-adds per line added to match it")
+        _ = floorRun(inProcess: false, workPerLine: extra)
+    }
     if FileManager.default.isExecutableFile(atPath: taskset), ProcessInfo.processInfo.activeProcessorCount >= 2 {
         let pid = "\(getpid())"
         func pin(_ cpus: String) {
@@ -209,7 +271,8 @@ do {
             p.waitUntilExit()
         }
         pin("1")
-        childRun("client in its own process, pinned apart", command: [taskset, "-c", "0"] + clientArguments)
+        floor = floorRun(inProcess: false, pinned: true)
+        childRun("client in its own process, pinned apart", command: [taskset, "-c", "0"] + clientArguments, floor: floor)
         pin("0-\(ProcessInfo.processInfo.activeProcessorCount - 1)")
     } else {
         print("latency (pinned apart): skipped (needs taskset and 2 CPUs)")

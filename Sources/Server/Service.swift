@@ -1,4 +1,5 @@
 import Foundation
+import Store
 public import Positioning
 
 /// The live service: TCP ingest, the live feed and the history sink around one positioning engine,
@@ -8,6 +9,9 @@ public import Positioning
 /// the history, closes every connection and waits for the loop to end. Both may be called from any
 /// thread (not from the loop itself); `state` tells where the service is.
 public final class Service: @unchecked Sendable {
+    /// The event loop thread's name, as `top -H`, `ps -L` and `perf` show it.
+    public static var loopThreadName: String { ServiceLoop.threadName }
+
     /// Where the service is in its life.
     public enum State: Sendable, Equatable {
         case initial, starting, running, shuttingDown, shutdown
@@ -68,6 +72,7 @@ public final class Service: @unchecked Sendable {
         let loop = self.loop
         let retention = self.retention
         let thread = Thread { [self] in
+            ThreadName.setCurrent(ServiceLoop.threadName)
             loop.run()
             retention?.stop()
             lock.withLock { _state = .shutdown }

@@ -19,6 +19,8 @@ struct TagKey: Hashable {
 final class ServiceLoop: @unchecked Sendable {
     static let ingestToken: UInt64 = 1
     static let feedToken: UInt64 = 2
+    /// The loop thread's name, as `top -H` and `perf` show it (`sextant.history` is the writer's).
+    static let threadName = "sextant.loop"
 
     let config: ServiceConfig
     let logger: Logger

@@ -9,7 +9,7 @@ extension HistoryWriter {
         // The writer runs at the process's priority. It once ran at nice 10 (for the feed's latency,
         // which that did not improve); on a busy machine that starved it for seconds, and rows waited
         // far longer than `maxDelay`: a SIGKILL then lost over a second of history.
-        Self.nameThisThread("sextant.history")
+        ThreadName.setCurrent("sextant.history")
         var batchPositions: [PositionEstimate] = []
         var batchLines: [PendingLine] = []
         condition.lock()
@@ -47,17 +47,6 @@ extension HistoryWriter {
         isFinished = true
         condition.broadcast()
         condition.unlock()
-    }
-
-    /// Names the calling thread as `top -H` and `ps -L` show it (Linux: /proc/thread-self/comm; at most
-    /// 15 bytes). Best effort.
-    static func nameThisThread(_ name: String) {
-        #if canImport(Glibc)
-        let fd = Glibc.open("/proc/thread-self/comm", O_WRONLY)
-        guard fd >= 0 else { return }
-        _ = Array(name.utf8.prefix(15)).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        Glibc.close(fd)
-        #endif
     }
 
     /// Waits (with `condition` locked) until there is a reason to write: closing, a flush waiting for
@@ -114,7 +103,3 @@ extension HistoryWriter {
         if !HistoryBatchWriter.isTransient(failure) { counters.droppedRows += positions + lines }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
