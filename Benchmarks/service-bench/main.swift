@@ -223,9 +223,13 @@ do {
     // Before each run of the service, the same client against a relay that does no positioning
     // (`NullRelay`): the floor that the machine, loopback TCP and the client set by themselves.
     var lastRelayCPUPerLine: Double?
-    func floorRun(inProcess: Bool, pinned: Bool = false, workPerLine: Int = 0) -> Double? {
+    // SERVICE_BENCH_RELAY_WORK=N: the floor runs do N multiply-adds per line (a sweep of CPU per line).
+    let floorWork = Int(ProcessInfo.processInfo.environment["SERVICE_BENCH_RELAY_WORK"] ?? "") ?? 0
+    func floorRun(inProcess: Bool, pinned: Bool = false, workPerLine requested: Int? = nil) -> Double? {
+        let workPerLine = requested ?? floorWork
         guard let relay = try? NullRelay(workPerLine: workPerLine) else { print("  floor: cannot listen"); return nil }
-        let label = (workPerLine > 0 ? "relay at the service loop's CPU per line" : "floor (a relay without positioning)")
+        let label = (requested != nil ? "relay at the service loop's CPU per line"
+                     : workPerLine > 0 ? "floor (a relay with \(workPerLine) multiply-adds per line)" : "floor (a relay without positioning)")
             + ", client " + (inProcess ? "in this process" : "in its own process") + (pinned ? ", pinned apart" : "")
         let p99: Double?
         if inProcess {
@@ -237,7 +241,7 @@ do {
         }
         relay.wait()
         print("    relay thread: \(fmt(relay.cpuPerLine, 2)) µs of CPU per line")
-        if workPerLine == 0 { lastRelayCPUPerLine = relay.cpuPerLine }
+        if requested == nil && workPerLine == 0 { lastRelayCPUPerLine = relay.cpuPerLine }
         return p99
     }
     // The gateway and the dashboard in this process (sharing its threads' cores with the service) …
