@@ -113,6 +113,7 @@ do {
     let service = host.service
     let port = service.ingestPort
     let started = Date()
+    let loopBefore = threadCPUSeconds(named: Service.loopThreadName)
     DispatchQueue.concurrentPerform(iterations: 8) { i in
         guard let g = try? Socket.connect(host: "127.0.0.1", port: port) else { return }
         streams[i].bytes.withUnsafeBytes { raw in
@@ -126,11 +127,15 @@ do {
     }
     let s = waitFor(service, timeout: 120) { $0.linesIn >= total }
     let ingestSeconds = Date().timeIntervalSince(started)
+    let loopCPU = threadCPUSeconds(named: Service.loopThreadName).flatMap { a in loopBefore.map { a - $0 } }
     let h = waitFor(service, timeout: 60) { $0.historyRowsWritten >= $0.positionsOut }
     let historySeconds = Date().timeIntervalSince(started)
     let rate = Double(s.linesIn) / ingestSeconds
     print("ingest, 8 gateways:      \(fmt(rate)) lines/s  (\(s.linesIn) lines in \(fmt(ingestSeconds, 2)) s, "
           + "\(s.positionsOut) positions, \(s.rejectedTotal) rejected)   target ≥ 300000  \(rate >= 300_000 ? "met" : "NOT MET")")
+    if let loopCPU {
+        print("    service loop thread: \(fmt(loopCPU * 1e6 / Double(max(1, s.linesIn)), 2)) µs of CPU per line while saturated")
+    }
     print("history during ingest:   \(fmt(Double(h.historyRowsWritten) / historySeconds)) rows/s  "
           + "(\(h.historyRowsWritten) rows committed \(fmt(historySeconds - ingestSeconds, 2)) s after the last line, dropped \(h.historyDropped))")
     service.shutdown()
