@@ -65,26 +65,32 @@ public struct Pipeline: Sendable {
     /// Applies one decoded event; each output goes to `emit` unencoded (the live service routes them).
     /// - Returns: the rejection when the engine refused the event (it is also counted here).
     public mutating func apply(_ event: Event, line: Int = 0, emit: (Output) -> Void) -> LineRejection? {
+        do {
+            try applyCounted(event, emit: emit)
+            return nil
+        } catch {
+            return reject(LineRejection(line: line, key: error.key, message: "line \(line): \(error)"))
+        }
+    }
+
+    /// Applies one event and counts it and its outputs; the caller counts a refusal.
+    @inline(__always)
+    private mutating func applyCounted(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
         var counts = (positions: 0, proximity: 0, removed: 0, zone: 0)
         defer {
             positionsOut += counts.positions; proximityOut += counts.proximity; removedOut += counts.removed
             zoneEventsOut += counts.zone
         }
-        do {
-            try engine.handle(event) { o in
-                switch o {
-                case .position: counts.positions += 1
-                case .proximity: counts.proximity += 1
-                case .removed: counts.removed += 1
-                case .zone: counts.zone += 1
-                }
-                emit(o)
+        try engine.handle(event) { o in
+            switch o {
+            case .position: counts.positions += 1
+            case .proximity: counts.proximity += 1
+            case .removed: counts.removed += 1
+            case .zone: counts.zone += 1
             }
-            eventsApplied += 1
-            return nil
-        } catch {
-            return reject(LineRejection(line: line, key: error.key, message: "line \(line): \(error)"))
+            emit(o)
         }
+        eventsApplied += 1
     }
 
     /// Handles one piece from a splitter the caller owns (one per connection in the live service):
@@ -131,9 +137,27 @@ public struct Pipeline: Sendable {
         }
     }
 
+    /// What `process` does for `feed`, without building its `Result` (whose optional rejection cost
+    /// more to destroy, per line, than the decoding of a number).
     private mutating func handle(_ piece: SplitLine, output: inout [UInt8]) {
-        _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
-            OutputEncoder.append($0, to: &output)
+        guard case .line(let number, let bytes) = piece else {
+            _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
+                OutputEncoder.append($0, to: &output)
+            }
+            return
+        }
+        let event: Event?
+        do {
+            event = try decoder.decode(bytes, lineNumber: number, timestamps: timestamps)
+        } catch {
+            reject(LineRejection(line: number, key: error.reason.key, message: error.message))
+            return
+        }
+        guard let event else { return }
+        do {
+            try applyCounted(event) { OutputEncoder.append($0, to: &output) }
+        } catch {
+            reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)"))
         }
     }
 

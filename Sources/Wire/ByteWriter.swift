@@ -32,6 +32,14 @@ struct ByteWriter: LineSink {
         count += n
     }
 
+    @inline(__always)
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        precondition(count + n <= capacity, "ByteWriter: scratch too small")
+        if n > 0 { (base + count).update(from: bytes.baseAddress!, count: n) }
+        count += n
+    }
+
     /// Writes `value` as `FixedDecimal.append(_:decimals:to:)` does.
     @inline(__always)
     mutating func putDecimal(_ value: Double, decimals: Int) {
