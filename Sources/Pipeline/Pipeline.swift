@@ -137,8 +137,8 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// What `process` does for `feed`, without building its `Result` (whose optional rejection cost
-    /// more to destroy, per line, than the decoding of a number).
+    /// What `process` does for `feed`, without building its `Result` or an optional event (each was
+    /// destroyed through a generic value witness, per line, at the cost of decoding a number).
     private mutating func handle(_ piece: SplitLine, output: inout [UInt8]) {
         guard case .line(let number, let bytes) = piece else {
             _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
@@ -146,18 +146,17 @@ public struct Pipeline: Sendable {
             }
             return
         }
-        let event: Event?
-        do {
-            event = try decoder.decode(bytes, lineNumber: number, timestamps: timestamps)
+        let decoder = self.decoder   // a copy: the closure below mutates self
+        do throws(Rejection) {
+            try decoder.decode(bytes, lineNumber: number, timestamps: timestamps) { event in
+                do throws(EngineRejection) {
+                    try applyCounted(event) { OutputEncoder.append($0, to: &output) }
+                } catch {
+                    reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)"))
+                }
+            }
         } catch {
             reject(LineRejection(line: number, key: error.reason.key, message: error.message))
-            return
-        }
-        guard let event else { return }
-        do {
-            try applyCounted(event) { OutputEncoder.append($0, to: &output) }
-        } catch {
-            reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)"))
         }
     }
 
