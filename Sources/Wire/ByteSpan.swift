@@ -115,7 +115,7 @@ extension UnsafeRawBufferPointer {
         let n = span.count
         if span.start + 8 <= count {
             let w = UInt64(littleEndian: loadUnaligned(fromByteOffset: span.start, as: UInt64.self))
-            return w & (UInt64.max >> (64 - 8 * UInt64(Swift.min(n, 8))))
+            return n >= 8 ? w : w & ((1 &<< (8 &* UInt64(truncatingIfNeeded: n))) &- 1)
         }
         var w: UInt64 = 0
         for k in 0..<Swift.min(n, 8) { w |= UInt64(self[span.start + k]) << (8 * UInt64(k)) }

@@ -157,17 +157,19 @@ public enum FixedDecimal {
         let a = value.magnitude
         guard a.isFinite, a > 0 else { return write(value, decimals: 0, to: out) }
         // e = floor(log10(a)), found by comparison with exact powers of ten (−23 below 1e-22), from a
-        // first guess that the binary exponent gives and that is never past the answer:
+        // first guess that the binary exponent E of a gives and that is never past the answer:
         // a ≥ 2^E ≥ 10^⌊E·log10 2⌋ for a ≥ 1, and a·10^k < 10^(k − x) ≤ 0.1 for k ≤ ⌊x⌋ − 1 with
         // x = −(E+1)·log10 2 for a < 1. The comparisons are monotonic in k, so stepping on from the
         // guess finds what stepping from 0 finds.
+        // E comes from the exponent bits (a subnormal's −1023 only lowers the guess), and
+        // ⌊E·1233/4096⌋ never exceeds ⌊E·log10 2⌋ for E ≥ 0, nor ⌊x⌋ for x ≥ 0.
         var e: Int
-        let log10of2 = 0.30102999566398120
+        let binaryExponent = Int(truncatingIfNeeded: a.bitPattern >> 52) &- 1023
         if a >= 1 {
-            e = Swift.min(22, Int(Double(a.exponent) * log10of2))
+            e = Swift.min(22, (binaryExponent &* 1233) >> 12)
             while e < 22 && a >= NumberParsing.pow10(e + 1) { e += 1 }
         } else {
-            var k = Swift.min(23, Swift.max(1, Int(Double(-(a.exponent + 1)) * log10of2)))
+            var k = Swift.min(23, Swift.max(1, (-(binaryExponent &+ 1) &* 1233) >> 12))
             while k <= 22 && a * NumberParsing.pow10(k) < 1 { k += 1 }
             e = -k
         }

@@ -44,8 +44,27 @@ public struct IngestDecoder: Sendable {
     /// - Throws: `Rejection` naming the line and the reason (`body` is then not called).
     public func decode(_ line: UnsafeRawBufferPointer, lineNumber: Int, timestamps: TimestampPolicy,
                        _ body: (Event) -> Void) throws(Rejection) {
+        var fresh = FreshIds()
         do {
-            try decodeLine(line, timestamps, body)
+            try decodeLine(line, timestamps, &fresh, body)
+        } catch {
+            throw Rejection(line: lineNumber, reason: error)
+        }
+    }
+
+    /// Decodes one line as `decode(_:lineNumber:timestamps:_:)` does, taking the Strings of ids it has
+    /// seen recently from `ids` instead of making them again.
+    /// - Parameters:
+    ///   - line: the bytes of the line; a trailing `\n` or `\r\n` is tolerated.
+    ///   - lineNumber: 1-based, used in the rejection.
+    ///   - timestamps: what to do when the line has no timestamp.
+    ///   - ids: the stream's cache of id Strings.
+    ///   - body: receives the event.
+    /// - Throws: `Rejection` naming the line and the reason (`body` is then not called).
+    public func decode(_ line: UnsafeRawBufferPointer, lineNumber: Int, timestamps: TimestampPolicy,
+                       ids: inout IdCache, _ body: (Event) -> Void) throws(Rejection) {
+        do {
+            try decodeLine(line, timestamps, &ids, body)
         } catch {
             throw Rejection(line: lineNumber, reason: error)
         }
@@ -63,8 +82,8 @@ public struct IngestDecoder: Sendable {
         return try result.get()
     }
 
-    private func decodeLine(_ b: UnsafeRawBufferPointer, _ policy: TimestampPolicy,
-                            _ body: (Event) -> Void) throws(RejectReason) {
+    private func decodeLine<Ids: IdStrings>(_ b: UnsafeRawBufferPointer, _ policy: TimestampPolicy,
+                                            _ ids: inout Ids, _ body: (Event) -> Void) throws(RejectReason) {
         var f = IngestFields(bytes: b)
         let outcome: ScanOutcome
         do {
@@ -84,21 +103,21 @@ public struct IngestDecoder: Sendable {
         // The name's word with its length in the top byte (unused by names of up to 7 bytes).
         let name = m.escape == .none && m.count <= 7 ? b.word(m) | UInt64(m.count) << 56 : 0
         if name == NameWord.ranging | 7 << 56 {
-            var ranging = try decodeRanging(f)
+            var ranging = try decodeRanging(f, &ids)
             ranging.time = try time()
-            body(.ranging(ranging))
+            body(.ranging(consume ranging))   // moved into the event, not copied and destroyed
         } else if name == NameWord.motion | 6 << 56 {
-            let site = try f.requiredTag(f.site, "site"), tag = try f.requiredTag(f.tag, "tag")
+            let site = try f.requiredTag(f.site, "site", &ids), tag = try f.requiredTag(f.tag, "tag", &ids)
             let state: MotionState = try f.enumField(f.state, "state")
             body(.motion(site: site, tag: tag, state: state, time: try time()))
         } else if name == NameWord.removed | 7 << 56 {
-            let site = try f.requiredTag(f.site, "site"), anchor = try f.requiredTag(f.anchor, "anchor")
-            let tag = try f.requiredTag(f.tag, "tag")
+            let site = try f.requiredTag(f.site, "site", &ids), anchor = try f.requiredTag(f.anchor, "anchor", &ids)
+            let tag = try f.requiredTag(f.tag, "tag", &ids)
             let reason: RemovalReason = try f.enumField(f.reason, "reason")
             body(.removed(site: site, anchor: anchor, tag: tag, reason: reason, time: try time()))
         } else if name == NameWord.session | 7 << 56 {
-            let site = try f.requiredTag(f.site, "site"), anchor = try f.requiredTag(f.anchor, "anchor")
-            let tag = f.tag.map { b.string($0) }
+            let site = try f.requiredTag(f.site, "site", &ids), anchor = try f.requiredTag(f.anchor, "anchor", &ids)
+            let tag = f.tag.map { ids.string($0, in: b) }
             let state: SessionState = try f.enumField(f.state, "state")
             body(.session(site: site, anchor: anchor, tag: tag, state: state, time: try time()))
         } else {
@@ -152,9 +171,11 @@ struct IngestFields: LineVisitor {
     }
 
     /// The decoded value of a required tag.
-    func requiredTag(_ span: ByteSpan?, _ name: String) throws(RejectReason) -> String {
+    @inline(__always)
+    func requiredTag<Ids: IdStrings>(_ span: ByteSpan?, _ name: String, _ ids: inout Ids)
+        throws(RejectReason) -> String {
         guard let span else { throw .missingTag(name) }
-        return bytes.string(span)
+        return ids.string(span, in: bytes)
     }
 
     /// A numeric field as a finite Double, or nil when absent.

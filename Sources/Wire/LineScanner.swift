@@ -177,6 +177,7 @@ enum LineScanner {
 
     /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.
     /// On return `i` is at the comma, space or end after the value.
+    @inline(__always)
     private static func scanFieldValue(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int,
                                        _ key: ByteSpan) throws(LineError) -> RawFieldValue {
         guard i < end, b[i] != ASCII.comma, b[i] != ASCII.space else {
