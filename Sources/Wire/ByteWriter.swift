@@ -54,6 +54,37 @@ struct ByteWriter: LineSink {
         count += FixedDecimal.write(value, significantDigits: digits, to: base + count)
     }
 
+    /// Writes `,key=value` as `putTag` does, checking on the way what `isRepresentableTagValue` checks.
+    /// - Returns: false when `value` cannot be written as a tag value (what was written is then junk).
+    @inline(__always)
+    mutating func putCheckedTag(_ key: StaticString, _ value: String) -> Bool {
+        put(ASCII.comma)
+        put(key)
+        put(ASCII.equals)
+        let inPlace: Bool? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let last = bytes.last, last != ASCII.backslash else { return false }
+            let n = bytes.count
+            precondition(count + 2 * n <= capacity, "ByteWriter: scratch too small")
+            var k = count
+            for byte in bytes {
+                if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space {
+                    base[k] = ASCII.backslash
+                    k += 1
+                } else if byte == ASCII.lf || byte == ASCII.cr {
+                    return false
+                }
+                base[k] = byte
+                k += 1
+            }
+            count = k
+            return true
+        }
+        if let inPlace { return inPlace }
+        guard isRepresentableTagValue(value) else { return false }
+        putEscaped(value) { $0 == ASCII.comma || $0 == ASCII.equals || $0 == ASCII.space }
+        return true
+    }
+
     /// Writes a signed integer in decimal.
     mutating func putInteger(_ value: Int64) {
         if value < 0 { put(ASCII.minus) }

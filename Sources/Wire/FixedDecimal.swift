@@ -32,6 +32,19 @@ public enum FixedDecimal {
     /// number of bytes written.
     @inline(__always)
     static func write(_ value: Double, decimals: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        // The usual case first: a finite value that keeps all its decimals (|value|·10^d < 2^52, which
+        // NaN fails). The general path below then changes nothing before rounding.
+        let d = Swift.max(0, Swift.min(decimals, maxDecimals))
+        let scale = NumberParsing.pow10(d)
+        let magnitude = value.magnitude
+        if magnitude * scale < exact {
+            return writeScaled(roundedScaled(magnitude, scale), decimals: d, negative: value < 0, to: out)
+        }
+        return writeClamped(value, decimals: decimals, to: out)
+    }
+
+    /// `write(_:decimals:to:)` for NaN, infinities and values too large to keep their decimals.
+    private static func writeClamped(_ value: Double, decimals: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
         let a = value.isNaN ? 0 : Swift.min(value.magnitude, limit)
         var d = Swift.max(0, Swift.min(decimals, maxDecimals))
         while d > 0 && a * NumberParsing.pow10(d) >= exact { d -= 1 }
@@ -174,7 +187,12 @@ public enum FixedDecimal {
             e = -k
         }
         let digits = Swift.max(1, Swift.min(significantDigits, 17))
-        return write(value, decimals: digits - 1 - e, to: out)
+        // What write(value, decimals:) does, without its first steps when they change nothing: a is
+        // finite and below `limit`, and a·10^d < 2^52 keeps all d decimals (the usual case).
+        let d = Swift.max(0, Swift.min(digits - 1 - e, maxDecimals))
+        let scale = NumberParsing.pow10(d)
+        guard a <= limit, a * scale < exact else { return write(value, decimals: digits - 1 - e, to: out) }
+        return writeScaled(roundedScaled(a, scale), decimals: d, negative: value < 0, to: out)
     }
 
     /// `value` formatted with `append(_:decimals:to:)`, as a String.
