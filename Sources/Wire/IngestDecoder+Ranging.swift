@@ -7,6 +7,7 @@ extension IngestDecoder {
     /// Order of checks: tags, then field types and finiteness, then distance (negative, absurd), `std`,
     /// angles, the direction vector, and finally that a distance or a direction is present. When both
     /// angles and a vector are given, the vector is used (the angles are still validated).
+    @inline(__always)
     func decodeRanging<Ids: IdStrings>(_ f: IngestFields, _ ids: inout Ids) throws(RejectReason) -> Ranging {
         let site = try f.requiredTag(f.site, "site", &ids)
         let anchor = try f.requiredTag(f.anchor, "anchor", &ids)

@@ -17,6 +17,7 @@ enum ScanOutcome {
 enum LineScanner {
     /// Scans one line (a trailing `\n` and/or `\r` is tolerated). Leading spaces and tabs are skipped;
     /// blank lines and lines whose first non-blank byte is `#` give `.skip`.
+    @inline(__always)
     static func scan<V: LineVisitor>(_ b: UnsafeRawBufferPointer, into visitor: inout V) throws(LineError)
         -> ScanOutcome {
         var end = b.count
@@ -53,7 +54,13 @@ enum LineScanner {
                 throw LineError("field '\(b.string(key))' has no '=value'", column: i + 1)
             }
             i += 1
-            let value = try scanFieldValue(b, &i, end, key)
+            // A plain decimal is read here, in the loop; anything else in scanFieldValue.
+            let value: RawFieldValue
+            if i < end, let v = plainDecimal(b, &i, end) {
+                value = .float(v)
+            } else {
+                value = try scanFieldValue(b, &i, end, key)
+            }
             visitor.field(key: key, value: value)
             guard i < end, b[i] == ASCII.comma else { break }
             i += 1
@@ -177,7 +184,6 @@ enum LineScanner {
 
     /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.
     /// On return `i` is at the comma, space or end after the value.
-    @inline(__always)
     private static func scanFieldValue(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int,
                                        _ key: ByteSpan) throws(LineError) -> RawFieldValue {
         guard i < end, b[i] != ASCII.comma, b[i] != ASCII.space else {
@@ -207,7 +213,6 @@ enum LineScanner {
             }
             return .string(span)
         }
-        if let v = plainDecimal(b, &i, end) { return .float(v) }
         let start = i
         while i < end, b[i] != ASCII.comma, b[i] != ASCII.space { i += 1 }
         guard let value = NumberParsing.fieldValue(b, start, i) else {
