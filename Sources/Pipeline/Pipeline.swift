@@ -10,6 +10,8 @@ public struct Pipeline: Sendable {
     public private(set) var engine: Engine
     private var splitter: LineSplitter
     private let decoder = IngestDecoder()
+    /// The Strings of the ids `feed` has decoded recently.
+    private var ids = IdCache()
     public let timestamps: TimestampPolicy
     /// Rejections by reason key (decoder and engine reasons together).
     public private(set) var rejections = RejectionCounter(extraKeys: Pipeline.rejectionKeys)
@@ -46,15 +48,27 @@ public struct Pipeline: Sendable {
     /// Feeds the next chunk of input; encoded output lines are appended to `output`.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, output: inout [UInt8]) {
         var s = splitter
-        s.feed(chunk) { handle($0, output: &output) }
+        var ids = takeIds()
+        s.feed(chunk) { handle($0, ids: &ids, output: &output) }
         splitter = s
+        self.ids = ids
     }
 
     /// At the end of the input: processes a last line without a newline.
     public mutating func finish(output: inout [UInt8]) {
         var s = splitter
-        s.finish { handle($0, output: &output) }
+        var ids = takeIds()
+        s.finish { handle($0, ids: &ids, output: &output) }
         splitter = s
+        self.ids = ids
+    }
+
+    /// The id cache, moved out (a placeholder left in its place) so that it is lent to the decoder
+    /// while `handle` mutates self, without being copied.
+    private mutating func takeIds() -> IdCache {
+        let taken = ids
+        ids = .placeholder
+        return taken
     }
 
     /// Applies one decoded event directly (bypassing the decoder), e.g. from a simulator.
@@ -65,26 +79,32 @@ public struct Pipeline: Sendable {
     /// Applies one decoded event; each output goes to `emit` unencoded (the live service routes them).
     /// - Returns: the rejection when the engine refused the event (it is also counted here).
     public mutating func apply(_ event: Event, line: Int = 0, emit: (Output) -> Void) -> LineRejection? {
+        do {
+            try applyCounted(event, emit: emit)
+            return nil
+        } catch {
+            return reject(LineRejection(line: line, key: error.key, message: "line \(line): \(error)"))
+        }
+    }
+
+    /// Applies one event and counts it and its outputs; the caller counts a refusal.
+    @inline(__always)
+    private mutating func applyCounted(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
         var counts = (positions: 0, proximity: 0, removed: 0, zone: 0)
         defer {
             positionsOut += counts.positions; proximityOut += counts.proximity; removedOut += counts.removed
             zoneEventsOut += counts.zone
         }
-        do {
-            try engine.handle(event) { o in
-                switch o {
-                case .position: counts.positions += 1
-                case .proximity: counts.proximity += 1
-                case .removed: counts.removed += 1
-                case .zone: counts.zone += 1
-                }
-                emit(o)
+        try engine.handle(event) { o in
+            switch o {
+            case .position: counts.positions += 1
+            case .proximity: counts.proximity += 1
+            case .removed: counts.removed += 1
+            case .zone: counts.zone += 1
             }
-            eventsApplied += 1
-            return nil
-        } catch {
-            return reject(LineRejection(line: line, key: error.key, message: "line \(line): \(error)"))
+            emit(o)
         }
+        eventsApplied += 1
     }
 
     /// Handles one piece from a splitter the caller owns (one per connection in the live service):
@@ -131,9 +151,26 @@ public struct Pipeline: Sendable {
         }
     }
 
-    private mutating func handle(_ piece: SplitLine, output: inout [UInt8]) {
-        _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
-            OutputEncoder.append($0, to: &output)
+    /// What `process` does for `feed`, without building its `Result` or an optional event (each was
+    /// destroyed through a generic value witness, per line, at the cost of decoding a number).
+    private mutating func handle(_ piece: SplitLine, ids: inout IdCache, output: inout [UInt8]) {
+        guard case .line(let number, let bytes) = piece else {
+            _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
+                OutputEncoder.append($0, to: &output)
+            }
+            return
+        }
+        let decoder = self.decoder   // a copy: the closure below mutates self
+        do throws(Rejection) {
+            try decoder.decode(bytes, lineNumber: number, timestamps: timestamps, ids: &ids) { event in
+                do throws(EngineRejection) {
+                    try applyCounted(event) { OutputEncoder.append($0, to: &output) }
+                } catch {
+                    reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)"))
+                }
+            }
+        } catch {
+            reject(LineRejection(line: number, key: error.reason.key, message: error.message))
         }
     }
 

@@ -76,10 +76,15 @@ extension UnsafeRawBufferPointer {
         if span.escape == .none {
             // Ids are short: up to 15 ASCII bytes become a small String with no validation pass (the
             // initializer checks the ASCII bit of the packed words and repairs anything else, as
-            // `String(decoding:as:)` does).
-            return String(unsafeUninitializedCapacity: raw.count) { out in
-                UnsafeMutableRawBufferPointer(out).copyMemory(from: raw)
-                return raw.count
+            // `String(decoding:as:)` does). A few bytes are copied by a loop, cheaper than a call.
+            let n = raw.count
+            return String(unsafeUninitializedCapacity: n) { out in
+                if n <= 15 {
+                    for k in 0..<n { out[k] = raw[k] }
+                } else {
+                    UnsafeMutableRawBufferPointer(out).copyMemory(from: raw)
+                }
+                return n
             }
         }
         var out: [UInt8] = []
@@ -101,6 +106,20 @@ extension UnsafeRawBufferPointer {
     /// The raw bytes from `start` to `end` as a String, for messages.
     func text(_ start: Int, _ end: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: self[start..<end]), as: UTF8.self)
+    }
+
+    /// The bytes of `span` (at most 8, unescaped as they stand) as a little-endian word, zero above
+    /// its end: a name compared in one instruction with a `NameWord` constant (and its length).
+    @inline(__always)
+    func word(_ span: ByteSpan) -> UInt64 {
+        let n = span.count
+        if span.start + 8 <= count {
+            let w = UInt64(littleEndian: loadUnaligned(fromByteOffset: span.start, as: UInt64.self))
+            return n >= 8 ? w : w & ((1 &<< (8 &* UInt64(truncatingIfNeeded: n))) &- 1)
+        }
+        var w: UInt64 = 0
+        for k in 0..<Swift.min(n, 8) { w |= UInt64(self[span.start + k]) << (8 * UInt64(k)) }
+        return w
     }
 
     /// True when `span` holds exactly `literal`. Spans with escape sequences never match: every literal

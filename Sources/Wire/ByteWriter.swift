@@ -32,6 +32,14 @@ struct ByteWriter: LineSink {
         count += n
     }
 
+    @inline(__always)
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let n = bytes.count
+        precondition(count + n <= capacity, "ByteWriter: scratch too small")
+        if n > 0 { (base + count).update(from: bytes.baseAddress!, count: n) }
+        count += n
+    }
+
     /// Writes `value` as `FixedDecimal.append(_:decimals:to:)` does.
     @inline(__always)
     mutating func putDecimal(_ value: Double, decimals: Int) {
@@ -44,6 +52,37 @@ struct ByteWriter: LineSink {
     mutating func putSignificant(_ value: Double, digits: Int) {
         precondition(count + FixedDecimal.maxLength <= capacity, "ByteWriter: scratch too small")
         count += FixedDecimal.write(value, significantDigits: digits, to: base + count)
+    }
+
+    /// Writes `,key=value` as `putTag` does, checking on the way what `isRepresentableTagValue` checks.
+    /// - Returns: false when `value` cannot be written as a tag value (what was written is then junk).
+    @inline(__always)
+    mutating func putCheckedTag(_ key: StaticString, _ value: String) -> Bool {
+        put(ASCII.comma)
+        put(key)
+        put(ASCII.equals)
+        let inPlace: Bool? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let last = bytes.last, last != ASCII.backslash else { return false }
+            let n = bytes.count
+            precondition(count + 2 * n <= capacity, "ByteWriter: scratch too small")
+            var k = count
+            for byte in bytes {
+                if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space {
+                    base[k] = ASCII.backslash
+                    k += 1
+                } else if byte == ASCII.lf || byte == ASCII.cr {
+                    return false
+                }
+                base[k] = byte
+                k += 1
+            }
+            count = k
+            return true
+        }
+        if let inPlace { return inPlace }
+        guard isRepresentableTagValue(value) else { return false }
+        putEscaped(value) { $0 == ASCII.comma || $0 == ASCII.equals || $0 == ASCII.space }
+        return true
     }
 
     /// Writes a signed integer in decimal.

@@ -7,10 +7,11 @@ extension IngestDecoder {
     /// Order of checks: tags, then field types and finiteness, then distance (negative, absurd), `std`,
     /// angles, the direction vector, and finally that a distance or a direction is present. When both
     /// angles and a vector are given, the vector is used (the angles are still validated).
-    func decodeRanging(_ f: IngestFields) throws(RejectReason) -> Ranging {
-        let site = try f.requiredTag(f.site, "site")
-        let anchor = try f.requiredTag(f.anchor, "anchor")
-        let tag = try f.requiredTag(f.tag, "tag")
+    @inline(__always)
+    func decodeRanging<Ids: IdStrings>(_ f: IngestFields, _ ids: inout Ids) throws(RejectReason) -> Ranging {
+        let site = try f.requiredTag(f.site, "site", &ids)
+        let anchor = try f.requiredTag(f.anchor, "anchor", &ids)
+        let tag = try f.requiredTag(f.tag, "tag", &ids)
         var technology: Technology?
         if let tech = f.tech, f.bytes.matches(tech, "uwb") {
             technology = .uwb   // the common case, matched on the bytes without making a String

@@ -29,8 +29,42 @@ public struct IngestDecoder: Sendable {
     /// - Throws: `Rejection` naming the line and the reason.
     public func decode(_ line: UnsafeRawBufferPointer, lineNumber: Int,
                        timestamps: TimestampPolicy) throws(Rejection) -> Event? {
+        var event: Event?
+        try decode(line, lineNumber: lineNumber, timestamps: timestamps) { event = $0 }
+        return event
+    }
+
+    /// Decodes one line and hands its event to `body` (not called for a blank line or a comment): the
+    /// hot path, which never wraps the event in an optional.
+    /// - Parameters:
+    ///   - line: the bytes of the line; a trailing `\n` or `\r\n` is tolerated.
+    ///   - lineNumber: 1-based, used in the rejection.
+    ///   - timestamps: what to do when the line has no timestamp.
+    ///   - body: receives the event.
+    /// - Throws: `Rejection` naming the line and the reason (`body` is then not called).
+    public func decode(_ line: UnsafeRawBufferPointer, lineNumber: Int, timestamps: TimestampPolicy,
+                       _ body: (Event) -> Void) throws(Rejection) {
+        var fresh = FreshIds()
         do {
-            return try decodeLine(line, timestamps)
+            try decodeLine(line, timestamps, &fresh, body)
+        } catch {
+            throw Rejection(line: lineNumber, reason: error)
+        }
+    }
+
+    /// Decodes one line as `decode(_:lineNumber:timestamps:_:)` does, taking the Strings of ids it has
+    /// seen recently from `ids` instead of making them again.
+    /// - Parameters:
+    ///   - line: the bytes of the line; a trailing `\n` or `\r\n` is tolerated.
+    ///   - lineNumber: 1-based, used in the rejection.
+    ///   - timestamps: what to do when the line has no timestamp.
+    ///   - ids: the stream's cache of id Strings.
+    ///   - body: receives the event.
+    /// - Throws: `Rejection` naming the line and the reason (`body` is then not called).
+    public func decode(_ line: UnsafeRawBufferPointer, lineNumber: Int, timestamps: TimestampPolicy,
+                       ids: inout IdCache, _ body: (Event) -> Void) throws(Rejection) {
+        do {
+            try decodeLine(line, timestamps, &ids, body)
         } catch {
             throw Rejection(line: lineNumber, reason: error)
         }
@@ -48,7 +82,8 @@ public struct IngestDecoder: Sendable {
         return try result.get()
     }
 
-    private func decodeLine(_ b: UnsafeRawBufferPointer, _ policy: TimestampPolicy) throws(RejectReason) -> Event? {
+    private func decodeLine<Ids: IdStrings>(_ b: UnsafeRawBufferPointer, _ policy: TimestampPolicy,
+                                            _ ids: inout Ids, _ body: (Event) -> Void) throws(RejectReason) {
         var f = IngestFields(bytes: b)
         let outcome: ScanOutcome
         do {
@@ -56,7 +91,7 @@ public struct IngestDecoder: Sendable {
         } catch {
             throw .malformed(error)
         }
-        guard case .line(let m, let timestamp) = outcome else { return nil }
+        guard case .line(let m, let timestamp) = outcome else { return }
         // Content is validated before the timestamp, so a bad value is reported even when replaying.
         func time() throws(RejectReason) -> Nanoseconds {
             switch (timestamp, policy) {
@@ -65,26 +100,29 @@ public struct IngestDecoder: Sendable {
             case (nil, .requireTimestamp): throw .missingTimestamp
             }
         }
-        if b.matches(m, "ranging") {
-            var ranging = try decodeRanging(f)
+        // The name's word with its length in the top byte (unused by names of up to 7 bytes).
+        let name = m.escape == .none && m.count <= 7 ? b.word(m) | UInt64(m.count) << 56 : 0
+        if name == NameWord.ranging | 7 << 56 {
+            var ranging = try decodeRanging(f, &ids)
             ranging.time = try time()
-            return .ranging(ranging)
-        } else if b.matches(m, "motion") {
-            let site = try f.requiredTag(f.site, "site"), tag = try f.requiredTag(f.tag, "tag")
+            body(.ranging(consume ranging))   // moved into the event, not copied and destroyed
+        } else if name == NameWord.motion | 6 << 56 {
+            let site = try f.requiredTag(f.site, "site", &ids), tag = try f.requiredTag(f.tag, "tag", &ids)
             let state: MotionState = try f.enumField(f.state, "state")
-            return .motion(site: site, tag: tag, state: state, time: try time())
-        } else if b.matches(m, "removed") {
-            let site = try f.requiredTag(f.site, "site"), anchor = try f.requiredTag(f.anchor, "anchor")
-            let tag = try f.requiredTag(f.tag, "tag")
+            body(.motion(site: site, tag: tag, state: state, time: try time()))
+        } else if name == NameWord.removed | 7 << 56 {
+            let site = try f.requiredTag(f.site, "site", &ids), anchor = try f.requiredTag(f.anchor, "anchor", &ids)
+            let tag = try f.requiredTag(f.tag, "tag", &ids)
             let reason: RemovalReason = try f.enumField(f.reason, "reason")
-            return .removed(site: site, anchor: anchor, tag: tag, reason: reason, time: try time())
-        } else if b.matches(m, "session") {
-            let site = try f.requiredTag(f.site, "site"), anchor = try f.requiredTag(f.anchor, "anchor")
-            let tag = f.tag.map { b.string($0) }
+            body(.removed(site: site, anchor: anchor, tag: tag, reason: reason, time: try time()))
+        } else if name == NameWord.session | 7 << 56 {
+            let site = try f.requiredTag(f.site, "site", &ids), anchor = try f.requiredTag(f.anchor, "anchor", &ids)
+            let tag = f.tag.map { ids.string($0, in: b) }
             let state: SessionState = try f.enumField(f.state, "state")
-            return .session(site: site, anchor: anchor, tag: tag, state: state, time: try time())
+            body(.session(site: site, anchor: anchor, tag: tag, state: state, time: try time()))
+        } else {
+            throw .unknownMeasurement(b.string(m))
         }
-        throw .unknownMeasurement(b.string(m))
     }
 }
 
@@ -99,42 +137,49 @@ struct IngestFields: LineVisitor {
 
     init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    @inline(__always)
     mutating func tag(key: ByteSpan, value: ByteSpan) {
-        let b = bytes
+        guard key.escape == .none else { return }   // no name we read holds an escape
+        let w = bytes.word(key)
         switch key.count {
-        case 3: if b.matches(key, "tag") { tag = value }
+        case 3: if w == NameWord.tag { tag = value }
         case 4:
-            if b.matches(key, "site") { site = value }
-            else if b.matches(key, "tech") { tech = value }
-        case 6: if b.matches(key, "anchor") { anchor = value }
+            if w == NameWord.site { site = value }
+            else if w == NameWord.tech { tech = value }
+        case 6: if w == NameWord.anchor { anchor = value }
         default: break
         }
     }
 
+    @inline(__always)
     mutating func field(key: ByteSpan, value: RawFieldValue) {
-        let b = bytes
+        guard key.escape == .none else { return }
+        let w = bytes.word(key)
         switch key.count {
-        case 3: if b.matches(key, "std") { std = value }
+        case 3: if w == NameWord.std { std = value }
         case 5:
-            if b.matches(key, "dir_x") { dirX = value }
-            else if b.matches(key, "dir_y") { dirY = value }
-            else if b.matches(key, "dir_z") { dirZ = value }
-            else if b.matches(key, "state") { state = value }
-        case 6: if b.matches(key, "reason") { reason = value }
-        case 7: if b.matches(key, "azimuth") { azimuth = value }
-        case 8: if b.matches(key, "distance") { distance = value }
-        case 9: if b.matches(key, "elevation") { elevation = value }
+            if w == NameWord.dirX { dirX = value }
+            else if w == NameWord.dirY { dirY = value }
+            else if w == NameWord.dirZ { dirZ = value }
+            else if w == NameWord.state { state = value }
+        case 6: if w == NameWord.reason { reason = value }
+        case 7: if w == NameWord.azimuth { azimuth = value }
+        case 8: if w == NameWord.distance { distance = value }
+        case 9: if w == NameWord.elevatio, bytes[key.start + 8] == 0x6E { elevation = value }   // 'n'
         default: break
         }
     }
 
     /// The decoded value of a required tag.
-    func requiredTag(_ span: ByteSpan?, _ name: String) throws(RejectReason) -> String {
+    @inline(__always)
+    func requiredTag<Ids: IdStrings>(_ span: ByteSpan?, _ name: String, _ ids: inout Ids)
+        throws(RejectReason) -> String {
         guard let span else { throw .missingTag(name) }
-        return bytes.string(span)
+        return ids.string(span, in: bytes)
     }
 
     /// A numeric field as a finite Double, or nil when absent.
+    @inline(__always)
     func number(_ value: RawFieldValue?, _ name: String) throws(RejectReason) -> Double? {
         let v: Double
         switch value {
@@ -160,4 +205,26 @@ struct IngestFields: LineVisitor {
         throw .badValue(name: name, value: text,
                         expected: E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
     }
+}
+
+/// The names the ingest decoder reads, as the little-endian words of their bytes (see
+/// `UnsafeRawBufferPointer.word`), compared together with the name's length. Tested against the text.
+enum NameWord {
+    static let ranging: UInt64 = 0x67_6E69_676E_6172     // "ranging"
+    static let motion: UInt64 = 0x6E6F_6974_6F6D         // "motion"
+    static let removed: UInt64 = 0x64_6576_6F6D_6572     // "removed"
+    static let session: UInt64 = 0x6E_6F69_7373_6573     // "session"
+    static let tag: UInt64 = 0x67_6174                   // "tag"
+    static let site: UInt64 = 0x6574_6973                // "site"
+    static let tech: UInt64 = 0x6863_6574                // "tech"
+    static let anchor: UInt64 = 0x726F_6863_6E61         // "anchor"
+    static let std: UInt64 = 0x64_7473                   // "std"
+    static let dirX: UInt64 = 0x78_5F72_6964             // "dir_x"
+    static let dirY: UInt64 = 0x79_5F72_6964             // "dir_y"
+    static let dirZ: UInt64 = 0x7A_5F72_6964             // "dir_z"
+    static let state: UInt64 = 0x65_7461_7473            // "state"
+    static let reason: UInt64 = 0x6E6F_7361_6572         // "reason"
+    static let azimuth: UInt64 = 0x68_7475_6D69_7A61     // "azimuth"
+    static let distance: UInt64 = 0x6563_6E61_7473_6964  // "distance"
+    static let elevatio: UInt64 = 0x6F69_7461_7665_6C65  // "elevatio", the first 8 bytes of "elevation"
 }

@@ -5,6 +5,8 @@ public import Positioning
 public struct IngestReader: Sendable {
     public var splitter: LineSplitter
     public var decoder: IngestDecoder
+    /// The Strings of the ids decoded recently.
+    private var ids = IdCache()
 
     /// - Parameters:
     ///   - maxLineLength: longest line accepted, bytes.
@@ -23,7 +25,10 @@ public struct IngestReader: Sendable {
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, timestamps: TimestampPolicy,
                               _ body: (Result<Event, Rejection>) throws -> Void) rethrows {
         let decoder = self.decoder, limit = splitter.maxLineLength
-        try splitter.feed(chunk) { try Self.handle($0, decoder, limit, timestamps, body) }
+        var ids = self.ids
+        self.ids = .placeholder   // lent out whole, so that it is not copied on write
+        defer { self.ids = ids }
+        try splitter.feed(chunk) { try Self.handle($0, decoder, limit, timestamps, &ids, body) }
     }
 
     /// Feeds bytes held in an array. See `feed(_:timestamps:_:)`.
@@ -35,7 +40,10 @@ public struct IngestReader: Sendable {
     /// At the end of a file: decodes a final line without `\n`, if any.
     public mutating func finish(timestamps: TimestampPolicy, _ body: (Result<Event, Rejection>) throws -> Void) rethrows {
         let decoder = self.decoder, limit = splitter.maxLineLength
-        try splitter.finish { try Self.handle($0, decoder, limit, timestamps, body) }
+        var ids = self.ids
+        self.ids = .placeholder
+        defer { self.ids = ids }
+        try splitter.finish { try Self.handle($0, decoder, limit, timestamps, &ids, body) }
     }
 
     /// On a disconnect: drops a partial line. Returns true when one was dropped.
@@ -43,20 +51,20 @@ public struct IngestReader: Sendable {
     public mutating func discardPartialLine() -> Bool { splitter.discardPartialLine() }
 
     private static func handle(_ piece: SplitLine, _ decoder: IngestDecoder, _ limit: Int,
-                               _ timestamps: TimestampPolicy,
+                               _ timestamps: TimestampPolicy, _ ids: inout IdCache,
                                _ body: (Result<Event, Rejection>) throws -> Void) rethrows {
         switch piece {
         case .tooLong(let number):
             try body(.failure(Rejection(line: number, reason: .lineTooLong(limit: limit))))
         case .line(let number, let bytes):
-            let result = Result { () throws(Rejection) in
-                try decoder.decode(bytes, lineNumber: number, timestamps: timestamps)
+            var event: Event?
+            do throws(Rejection) {
+                try decoder.decode(bytes, lineNumber: number, timestamps: timestamps, ids: &ids) { event = $0 }
+            } catch {
+                try body(.failure(error))
+                return
             }
-            switch result {
-            case .success(let event?): try body(.success(event))
-            case .success(nil): break
-            case .failure(let rejection): try body(.failure(rejection))
-            }
+            if let event { try body(.success(event)) }
         }
     }
 }

@@ -17,6 +17,7 @@ enum ScanOutcome {
 enum LineScanner {
     /// Scans one line (a trailing `\n` and/or `\r` is tolerated). Leading spaces and tabs are skipped;
     /// blank lines and lines whose first non-blank byte is `#` give `.skip`.
+    @inline(__always)
     static func scan<V: LineVisitor>(_ b: UnsafeRawBufferPointer, into visitor: inout V) throws(LineError)
         -> ScanOutcome {
         var end = b.count
@@ -53,7 +54,13 @@ enum LineScanner {
                 throw LineError("field '\(b.string(key))' has no '=value'", column: i + 1)
             }
             i += 1
-            let value = try scanFieldValue(b, &i, end, key)
+            // A plain decimal is read here, in the loop; anything else in scanFieldValue.
+            let value: RawFieldValue
+            if i < end, let v = plainDecimal(b, &i, end) {
+                value = .float(v)
+            } else {
+                value = try scanFieldValue(b, &i, end, key)
+            }
             visitor.field(key: key, value: value)
             guard i < end, b[i] == ASCII.comma else { break }
             i += 1
@@ -65,6 +72,11 @@ enum LineScanner {
         // The usual timestamp, up to 19 digits within Int64, is read as it is scanned; anything else
         // (a sign, a bad byte, an overflow) is scanned and parsed again by the general path below.
         var fast: UInt64 = 0
+        while i + 8 <= end, i - start <= 11,   // 19 digits at most on this path
+              let eight = eightDigits(UInt64(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self))) {
+            fast = fast &* 100_000_000 &+ eight
+            i += 8
+        }
         while i < end, i - start < 19, b[i] &- ASCII.zero < 10 {
             fast = fast &* 10 &+ UInt64(b[i] &- ASCII.zero)
             i += 1
@@ -123,6 +135,51 @@ enum LineScanner {
         @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
         return zeroBytes(w ^ (ones &* UInt64(ASCII.comma))) | zeroBytes(w ^ (ones &* UInt64(ASCII.space)))
             | zeroBytes(w ^ (ones &* UInt64(ASCII.equals))) | zeroBytes(w ^ (ones &* UInt64(ASCII.backslash)))
+    }
+
+    /// The value of eight ASCII digits loaded little-endian (the first digit in the low byte), or nil
+    /// when any byte is not a digit. Pairs, then quads, then the eight are combined by multiplications
+    /// (as in simdjson's `parse_eight_digits_unrolled`).
+    @inline(__always)
+    static func eightDigits(_ w: UInt64) -> UInt64? {
+        let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, zeros: UInt64 = 0x3030_3030_3030_3030
+        // Each byte is 0x30…0x39: its high nibble is 3, and adding 6 does not carry into it.
+        guard w & highs == zeros, (w &+ 0x0606_0606_0606_0606) & highs == zeros else { return nil }
+        var v = ((w & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) >> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        return ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+    }
+
+    /// The usual number, `-?d*(.d*)?` with 1 to 15 digits and no exponent, read as it is scanned; nil
+    /// for anything else (which the general path then reads). Exactly `NumberParsing.double`'s value:
+    /// the digits form an integer below 10^15, exact in a double, divided by an exact power of ten.
+    @inline(__always)
+    private static func plainDecimal(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int) -> Double? {
+        var j = i
+        let negative = b[j] == ASCII.minus
+        if negative { j += 1 }
+        var mantissa: UInt64 = 0
+        let first = j
+        while j < end, b[j] &- ASCII.zero < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(b[j] &- ASCII.zero)
+            j += 1
+        }
+        var digits = j - first, decimals = 0
+        if j < end, b[j] == ASCII.dot {
+            j += 1
+            let fraction = j
+            while j < end, b[j] &- ASCII.zero < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(b[j] &- ASCII.zero)
+                j += 1
+            }
+            decimals = j - fraction
+            digits += decimals
+        }
+        guard digits > 0, digits <= 15, j == end || b[j] == ASCII.comma || b[j] == ASCII.space else { return nil }
+        i = j
+        if mantissa == 0 { return negative ? -0.0 : 0.0 }
+        let v = Double(Int64(bitPattern: mantissa)) / NumberParsing.pow10(decimals)
+        return negative ? -v : v
     }
 
     /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.

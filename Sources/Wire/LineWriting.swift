@@ -3,6 +3,7 @@
 protocol LineSink {
     mutating func put(_ byte: UInt8)
     mutating func put(_ literal: StaticString)
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
 extension LineSink {
@@ -11,9 +12,27 @@ extension LineSink {
         put(ASCII.comma)
         put(key)
         put(ASCII.equals)
-        for byte in value.utf8 {
-            if byte == ASCII.comma || byte == ASCII.equals || byte == ASCII.space { put(ASCII.backslash) }
-            put(byte)
+        putEscaped(value) { $0 == ASCII.comma || $0 == ASCII.equals || $0 == ASCII.space }
+    }
+
+    /// Writes `value` with a backslash before each byte for which `escaped` is true. The bytes between
+    /// escapes are written as runs (a native String's UTF-8 is read in place).
+    @inline(__always)
+    mutating func putEscaped(_ value: String, _ escaped: (UInt8) -> Bool) {
+        let done: Void? = value.utf8.withContiguousStorageIfAvailable { bytes in
+            var from = 0
+            for i in bytes.indices where escaped(bytes[i]) {
+                put(UnsafeBufferPointer(rebasing: bytes[from..<i]))
+                put(ASCII.backslash)
+                from = i
+            }
+            put(UnsafeBufferPointer(rebasing: bytes[from...]))
+        }
+        if done == nil {
+            for byte in value.utf8 {
+                if escaped(byte) { put(ASCII.backslash) }
+                put(byte)
+            }
         }
     }
 
@@ -28,10 +47,7 @@ extension LineSink {
     /// Writes a quoted string field value with `"` and `\` escaped.
     mutating func putQuoted(_ value: String) {
         put(ASCII.quote)
-        for byte in value.utf8 {
-            if byte == ASCII.quote || byte == ASCII.backslash { put(ASCII.backslash) }
-            put(byte)
-        }
+        putEscaped(value) { $0 == ASCII.quote || $0 == ASCII.backslash }
         put(ASCII.quote)
     }
 }
@@ -41,6 +57,8 @@ extension Array: LineSink where Element == UInt8 {
     mutating func put(_ byte: UInt8) { append(byte) }
     @inline(__always)
     mutating func put(_ literal: StaticString) { append(literal) }
+    @inline(__always)
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }
 
 /// Appending line-protocol pieces to a byte buffer (internal helpers for the encoders).
@@ -73,6 +91,12 @@ extension Array where Element == UInt8 {
 /// True when `value` can be written as a tag value and read back unchanged: not empty, no line breaks,
 /// and not ending in a backslash (which would escape the separator after it).
 func isRepresentableTagValue(_ value: String) -> Bool {
+    let inPlace: Bool? = value.utf8.withContiguousStorageIfAvailable { bytes in
+        guard let last = bytes.last, last != ASCII.backslash else { return false }
+        for byte in bytes where byte == ASCII.lf || byte == ASCII.cr { return false }
+        return true
+    }
+    if let inPlace { return inPlace }
     var last: UInt8?
     for byte in value.utf8 {
         if byte == ASCII.lf || byte == ASCII.cr { return false }

@@ -78,18 +78,16 @@ public enum OutputEncoder {
     }
 
     private static func appendPosition(_ p: PositionEstimate, to buffer: inout [UInt8]) -> Bool {
-        guard isRepresentableTagValue(p.site), isRepresentableTagValue(p.tag), p.position.isFinite,
-              p.velocity.isFinite, p.covXX.isFinite, p.covXY.isFinite, p.covYY.isFinite, p.covXZ.isFinite,
-              p.covYZ.isFinite, p.covZZ.isFinite else { return false }
-        let motion = p.motion.rawValue
+        guard p.position.isFinite, p.velocity.isFinite, p.covXX.isFinite, p.covXY.isFinite, p.covYY.isFinite,
+              p.covXZ.isFinite, p.covYZ.isFinite, p.covZZ.isFinite else { return false }
         // The line is written into stack scratch and appended at once. Room: about 100 bytes of keys,
         // 13 numbers of at most `FixedDecimal.maxLength`, two integers, and the ids escaped (≤ 2×).
-        let room = 800 + 2 * (p.site.utf8.count + p.tag.utf8.count + motion.utf8.count)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
+        let room = 800 + 2 * (p.site.utf8.count + p.tag.utf8.count)
+        // The ids are checked as they are written; nothing reaches `buffer` when one is refused.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
             var w = ByteWriter(scratch)
             w.put("position")
-            w.putTag("site", p.site)
-            w.putTag("tag", p.tag)
+            guard w.putCheckedTag("site", p.site), w.putCheckedTag("tag", p.tag) else { return false }
             w.put(ASCII.space)
             w.putFieldKey("x", first: true)
             w.putDecimal(p.position.x, decimals: metreDecimals)
@@ -112,11 +110,16 @@ public enum OutputEncoder {
             w.putInteger(Int64(p.anchors))
             w.put(0x69) // i
             w.put(",motion=")
-            w.putQuoted(motion)
+            // The states' names need no escaping: written as literals.
+            switch p.motion {
+            case .moving: w.put("\"moving\"")
+            case .stationary: w.put("\"stationary\"")
+            case .unknown: w.put("\"unknown\"")
+            }
             w.putTimestamp(p.time)
             buffer.append(contentsOf: w.written)
+            return true
         }
-        return true
     }
 
     @inline(__always)

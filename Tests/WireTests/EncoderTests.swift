@@ -149,6 +149,30 @@ struct EncoderTests {
         #expect(buffer.isEmpty)
     }
 
+    @Test func positionsWithUnrepresentableIdsAppendNothing() {
+        // The ids of a position line are checked while they are written into scratch.
+        for (site, tag) in [("", "T"), ("S", ""), ("S\nX", "T"), ("S", "T\r"), ("S\\", "T"), ("S", "a,b\\"),
+                            (String(repeating: "s", count: 40) + "\n", "T")] {
+            var e = Self.estimate
+            e.site = site
+            e.tag = tag
+            var buffer: [UInt8] = [7]
+            #expect(!OutputEncoder.append(.position(e), to: &buffer), "\(site) \(tag)")
+            #expect(buffer == [7])
+        }
+    }
+
+    @Test func everyMotionStateIsWrittenByItsName() throws {
+        for state in MotionState.allCases {
+            var e = Self.estimate
+            e.motion = state
+            e.site = String(repeating: "long site ", count: 3)   // a large String, not stored inline
+            let line = try #require(OutputEncoder.encode(.position(e)))
+            #expect(line.contains(",motion=\"\(state.rawValue)\" "))
+            #expect(line.hasPrefix("position,site=long\\ site\\ long\\ site\\ long\\ site\\ ,tag=t\\,1 "))
+        }
+    }
+
     @Test func manyOutputsShareOneBuffer() throws {
         var buffer: [UInt8] = []
         OutputEncoder.append(.position(Self.estimate), to: &buffer)

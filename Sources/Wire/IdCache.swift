@@ -1,0 +1,55 @@
+/// Makes the Strings of ids (tag values: site, anchor, tag) from the bytes of a line.
+protocol IdStrings {
+    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String
+}
+
+/// Every id made anew (the decoder's stateless entry points).
+struct FreshIds: IdStrings {
+    @inline(__always)
+    func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String { bytes.string(span) }
+}
+
+/// The Strings of recently decoded ids, found again by their bytes: a stream names the same sites,
+/// anchors and tags over and over, and finding an id here costs a fraction of making its String.
+///
+/// Ids of up to 8 bytes without escapes are kept, in a direct-mapped table keyed by their bytes read as
+/// one word (and their length); a newer id takes the slot of an older one. Equal bytes give an equal
+/// String, so what is returned never depends on what the table holds. Other ids are made anew.
+///
+/// One cache serves one stream (a `Pipeline`, an `IngestReader`); it is about 256 KB.
+public struct IdCache: Sendable {
+    private struct Entry {
+        var word: UInt64
+        var length: Int
+        var string: String
+    }
+
+    /// log2 of the number of slots.
+    private static let bits = 13
+    private var entries: [Entry]
+
+    /// An empty cache with all its slots.
+    public init() {
+        entries = Array(repeating: Entry(word: 0, length: 0, string: ""), count: 1 << Self.bits)
+    }
+
+    private init(entries: [Entry]) { self.entries = entries }
+
+    /// A cache without slots (it keeps nothing), to stand in while the real one is lent out.
+    public static var placeholder: IdCache { IdCache(entries: []) }
+}
+
+extension IdCache: IdStrings {
+    @inline(__always)
+    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String {
+        let n = span.count
+        guard span.escape == .none, n <= 8, !entries.isEmpty else { return bytes.string(span) }
+        let word = bytes.word(span)
+        // Fibonacci hashing of the word and length: the top bits of the product pick the slot.
+        let slot = Int(truncatingIfNeeded: ((word ^ UInt64(n)) &* 0x9E37_79B9_7F4A_7C15) >> (64 - UInt64(Self.bits)))
+        if entries[slot].word == word, entries[slot].length == n { return entries[slot].string }
+        let made = bytes.string(span)
+        entries[slot] = Entry(word: word, length: n, string: made)
+        return made
+    }
+}
