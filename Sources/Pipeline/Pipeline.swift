@@ -108,7 +108,8 @@ public struct Pipeline: Sendable {
     }
 
     /// Handles one piece from a splitter the caller owns (one per connection in the live service):
-    /// decodes it with `timestamps`, applies it, and hands each output to `emit`.
+    /// decodes it with `timestamps` (ids through the pipeline's `IdCache`), applies it, and hands
+    /// each output to `emit` and the applied event to `applied`.
     /// - Parameters:
     ///   - piece: a line (or a too-long report) from a `LineSplitter`.
     ///   - timestamps: the policy for a line without timestamp (the live service: `.defaultTo(now)`).
@@ -116,29 +117,41 @@ public struct Pipeline: Sendable {
     ///   - allowedSites: when set, events of other sites are refused as `site_not_allowed` (a gateway's
     ///     token restricted to its sites).
     ///   - emit: receives each output, in order.
-    /// - Returns: the decoded event (nil for a blank or comment line) or the rejection, also counted here.
+    ///   - applied: receives the event once the engine has applied it (not called for a blank or
+    ///     comment line, nor for a rejected one).
+    /// - Returns: the rejection, also counted here; nil when the line was applied, blank or a comment.
+    @discardableResult
     public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
-                                 allowedSites: Set<String>? = nil,
-                                 emit: (Output) -> Void) -> Result<Event?, LineRejection> {
+                                 allowedSites: Set<String>? = nil, emit: (Output) -> Void,
+                                 applied: (Event) -> Void = { _ in }) -> LineRejection? {
         switch piece {
         case .tooLong(let number):
             let r = Rejection(line: number, reason: .lineTooLong(limit: maxLineLength))
-            return .failure(reject(LineRejection(line: number, key: r.reason.key, message: r.message)))
+            return reject(LineRejection(line: number, key: r.reason.key, message: r.message))
         case .line(let number, let bytes):
-            let event: Event?
-            do {
-                event = try decoder.decode(bytes, lineNumber: number, timestamps: timestamps)
+            var ids = takeIds()
+            defer { self.ids = ids }
+            let decoder = self.decoder   // a copy: the closure below mutates self
+            var refused: LineRejection?
+            do throws(Rejection) {
+                try decoder.decode(bytes, lineNumber: number, timestamps: timestamps, ids: &ids) { event in
+                    if let allowedSites, !allowedSites.contains(event.site) {
+                        refused = reject(LineRejection(
+                            line: number, key: "site_not_allowed",
+                            message: "line \(number): this connection's token may not write site '\(event.site)'"))
+                        return
+                    }
+                    do throws(EngineRejection) {
+                        try applyCounted(event, emit: emit)
+                        applied(event)
+                    } catch {
+                        refused = reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)"))
+                    }
+                }
             } catch {
-                return .failure(reject(LineRejection(line: number, key: error.reason.key, message: error.message)))
+                return reject(LineRejection(line: number, key: error.reason.key, message: error.message))
             }
-            guard let event else { return .success(nil) }
-            if let allowedSites, !allowedSites.contains(event.site) {
-                return .failure(reject(LineRejection(
-                    line: number, key: "site_not_allowed",
-                    message: "line \(number): this connection's token may not write site '\(event.site)'")))
-            }
-            if let refused = apply(event, line: number, emit: emit) { return .failure(refused) }
-            return .success(event)
+            return refused
         }
     }
 
@@ -155,9 +168,8 @@ public struct Pipeline: Sendable {
     /// destroyed through a generic value witness, per line, at the cost of decoding a number).
     private mutating func handle(_ piece: SplitLine, ids: inout IdCache, output: inout [UInt8]) {
         guard case .line(let number, let bytes) = piece else {
-            _ = process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) {
-                OutputEncoder.append($0, to: &output)
-            }
+            process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength,
+                    emit: { OutputEncoder.append($0, to: &output) })
             return
         }
         let decoder = self.decoder   // a copy: the closure below mutates self

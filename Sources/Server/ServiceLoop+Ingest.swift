@@ -70,21 +70,16 @@ extension ServiceLoop {
                     now: monotonic)
                 return
             }
-            let result = pipeline.process(piece, timestamps: policy, maxLineLength: limit,
-                                          allowedSites: s.access?.sites) { route($0) }
-            switch result {
-            case .failure(let r):
-                s.reject(r, now: monotonic)
-            case .success(let event?):
+            let refused = pipeline.process(piece, timestamps: policy, maxLineLength: limit,
+                                           allowedSites: s.access?.sites, emit: { route($0) }) { event in
                 applied = true
                 if lastEventTime.map({ event.time > $0 }) ?? true { lastEventTime = event.time }
                 if let record, case .line(_, let bytes) = piece {
                     record.append(measurementLine: Self.lineWithTimestamp(bytes, event.time), site: event.site,
                                   time: event.time)
                 }
-            case .success(nil):
-                break
             }
+            if let refused { s.reject(refused, now: monotonic) }
         }
         if applied { lastEventMonotonic = monotonic }
         if let reason = s.closeReason {
