@@ -46,15 +46,7 @@ public enum Multilateration {
                              initial: Vec3? = nil, bounds: Bounds? = nil) throws(MultilaterationError) -> Fix {
         let d = dimensions == 2 ? 2 : 3
         let z0 = height ?? 0
-        let ranges = observations.filter { $0.kind == .range }
-        let anchorsWithRange = Set(ranges.map(\.anchor)).count
-        let hasAngles = observations.contains { $0.kind != .range }
-        // Ranges alone: one more anchor than unknowns in 2-D; in 3-D two more, since four spheres
-        // generally meet in two points and only a fifth anchor tells which one is the tag.
-        let need = hasAngles ? d : (d == 3 ? d + 2 : d + 1)
-        let independent = hasAngles ? observations.count : anchorsWithRange
-        guard independent >= need else { throw .tooFewObservations(have: independent, need: need) }
-        if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { throw .degenerateGeometry }
+        if let refusal = refusal(observations, dimensions: d) { throw refusal }
 
         var p = initial ?? initialGuess(observations, dimensions: d, height: z0)
         if d == 2 { p.z = z0 }
@@ -87,6 +79,22 @@ public enum Multilateration {
         rms = rms.isFinite ? rms : .infinity
         for i in 0..<d where !(cov[i * d + i] < 2500) { throw .degenerateGeometry }
         return Fix(position: p, covariance: cov, normalizedRMS: rms, observations: observations.count)
+    }
+
+    /// Why `solve` refuses these observations before it iterates, whatever its starting point (too few
+    /// of them, or anchors that do not span), or nil when it goes on to iterate.
+    static func refusal(_ observations: [Observation], dimensions: Int) -> MultilaterationError? {
+        let d = dimensions == 2 ? 2 : 3
+        let ranges = observations.filter { $0.kind == .range }
+        let anchorsWithRange = Set(ranges.map(\.anchor)).count
+        let hasAngles = observations.contains { $0.kind != .range }
+        // Ranges alone: one more anchor than unknowns in 2-D; in 3-D two more, since four spheres
+        // generally meet in two points and only a fifth anchor tells which one is the tag.
+        let need = hasAngles ? d : (d == 3 ? d + 2 : d + 1)
+        let independent = hasAngles ? observations.count : anchorsWithRange
+        guard independent >= need else { return .tooFewObservations(have: independent, need: need) }
+        if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { return .degenerateGeometry }
+        return nil
     }
 
     /// The Huber threshold on normalised residuals.

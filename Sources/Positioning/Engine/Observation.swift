@@ -100,7 +100,7 @@ struct LineObservations {
     let anchorPosition: Vec3
     /// Rotation site frame → anchor frame of the angles (a range's observation keeps the identity,
     /// as an observation made with the default rotation does).
-    var toAnchor: Mat3 = .identity
+    var toAnchor = Mat3(rows: Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1))
     /// Time of the measurements.
     let time: Nanoseconds
 
@@ -118,6 +118,16 @@ struct LineObservations {
     mutating func scaleStd(by factor: Double) {
         for i in 0..<count { items[i].std *= factor }
     }
+
+    /// The kind, value, σ and removed bias of observation `i`, without building an `Observation`.
+    @inline(__always)
+    func kind(_ i: Int) -> Observation.Kind { items[i].kind }
+    @inline(__always)
+    func value(_ i: Int) -> Double { items[i].value }
+    @inline(__always)
+    func std(_ i: Int) -> Double { items[i].std }
+    @inline(__always)
+    func removedBias(_ i: Int) -> Double { items[i].removedBias }
 
     /// Observation `i`.
     subscript(i: Int) -> Observation {
