@@ -119,15 +119,13 @@ struct LineObservations {
         for i in 0..<count { items[i].std *= factor }
     }
 
-    /// The kind, value, σ and removed bias of observation `i`, without building an `Observation`.
+    /// The kind, value, σ and removed bias of observation `i`, without building an `Observation`
+    /// (read at once: each access to the inline items is checked).
     @inline(__always)
-    func kind(_ i: Int) -> Observation.Kind { items[i].kind }
-    @inline(__always)
-    func value(_ i: Int) -> Double { items[i].value }
-    @inline(__always)
-    func std(_ i: Int) -> Double { items[i].std }
-    @inline(__always)
-    func removedBias(_ i: Int) -> Double { items[i].removedBias }
+    func item(_ i: Int) -> (kind: Observation.Kind, value: Double, std: Double, removedBias: Double) {
+        let item = items[i]
+        return (item.kind, item.value, item.std, item.removedBias)
+    }
 
     /// Observation `i`.
     subscript(i: Int) -> Observation {

@@ -21,7 +21,8 @@ struct RecentObservations: Sendable {
 
     /// Appends observation `i` of a line (as `append(line[i])`, without building the `Observation`).
     mutating func append(_ line: LineObservations, _ i: Int) {
-        append(kind: line.kind(i), anchor: line.anchor, value: line.value(i), std: line.std(i), time: line.time)
+        let o = line.item(i)
+        append(kind: o.kind, anchor: line.anchor, value: o.value, std: o.std, time: line.time)
     }
 
     @inline(__always)

@@ -5,11 +5,13 @@ extension TrackerContext {
     /// `Observation` (the same arithmetic), an angle through it.
     @inline(__always)
     func update(_ track: inout TagTrack, with line: LineObservations, _ i: Int) {
-        guard line.kind(i) == .range else { return update(&track, with: line[i]) }
-        guard let inn = track.filter?.rangeInnovation(value: line.value(i), std: line.std(i),
-                                                      anchor: line.anchorPosition) else { return }
-        update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: line.value(i), std: line.std(i),
-               removedBias: line.removedBias(i))
+        let o = line.item(i)
+        guard o.kind == .range else { return update(&track, with: line[i]) }
+        guard let inn = track.filter?.rangeInnovation(value: o.value, std: o.std, anchor: line.anchorPosition) else {
+            return
+        }
+        update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: o.value, std: o.std,
+               removedBias: o.removedBias)
     }
 
     /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
