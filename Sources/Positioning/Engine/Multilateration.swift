@@ -178,12 +178,14 @@ public enum Multilateration {
         var a = [Double](repeating: 0, count: obs.count * d), b = [Double](repeating: 0, count: obs.count)
         for _ in 0..<30 {
             var rows = 0
-            for (i, o) in obs.enumerated() {
-                guard let pr = o.predict(at: p) else { continue }
-                let s = weights[i].squareRoot() / o.std
-                for k in 0..<d { a[rows * d + k] = pr.gradient[k] * s }
-                b[rows] = o.residual(pr.value) * s
-                rows += 1
+            obs.withUnsafeBufferPointer { obs in
+                for i in obs.indices {
+                    guard let pr = obs[i].predict(at: p) else { continue }
+                    let s = weights[i].squareRoot() / obs[i].std
+                    for k in 0..<d { a[rows * d + k] = pr.gradient[k] * s }
+                    b[rows] = obs[i].residual(pr.value) * s
+                    rows += 1
+                }
             }
             guard rows >= d, let x = a.withUnsafeMutableBufferPointer({ ap in
                 b.withUnsafeMutableBufferPointer { bp in
@@ -215,13 +217,16 @@ public enum Multilateration {
     }
 
     private static func weightedCost(_ obs: [Observation], _ w: [Double], at p: Vec3) -> Double {
-        var c = 0.0
-        for (i, o) in obs.enumerated() {
-            guard let pr = o.predict(at: p) else { return .infinity }
-            let e = o.residual(pr.value) / o.std
-            c += w[i] * e * e
+        // Read in place: `for o in obs` copies each 144-byte observation (a `memcpy`).
+        obs.withUnsafeBufferPointer { obs in
+            var c = 0.0
+            for i in obs.indices {
+                guard let pr = obs[i].predict(at: p) else { return .infinity }
+                let e = obs[i].residual(pr.value) / obs[i].std
+                c += w[i] * e * e
+            }
+            return c
         }
-        return c
     }
 }
 
