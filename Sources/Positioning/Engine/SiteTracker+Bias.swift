@@ -4,7 +4,7 @@ extension TrackerContext {
     /// Hands one tag's latest range residuals to the bias learner, at most once per
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        let interval = Nanoseconds(config.biasRoundInterval * 1e9)
+        let interval = biasRoundInterval
         guard learner.enabled, track.lastBiasRound == .min || time - track.lastBiasRound >= interval,
               let p = track.filter?.position else { return }
         let since = time - 2 * interval

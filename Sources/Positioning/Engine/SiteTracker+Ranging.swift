@@ -58,7 +58,7 @@ extension TrackerContext {
         } else {
             let placed = track.filter!.cov(0, 0) + track.filter!.cov(1, 1) + track.filter!.cov(2, 2)
                 < config.biasMaxPositionStd * config.biasMaxPositionStd
-            let window = r.time - Nanoseconds(config.anchorWindow * 1e9)
+            let window = r.time - anchorWindow
             let redundant = TagTrack.anchorsHeard(track.lastHeard, since: window) >= site.dimensions + 2
             let held = predict(&track, to: r.time)
             if smoother == nil {
@@ -189,11 +189,11 @@ extension TrackerContext {
     /// True when `p` lies within the site's bounds grown horizontally by `boundsMargin` (at least 10 %
     /// of the site's size) and vertically by 0.5 m: tags are inside the building, between its floor
     /// and its ceiling, give or take the anchors' noise.
+    @inline(__always)
     func isInside(_ p: Vec3) -> Bool {
-        let b = site.bounds, m = config.boundsMargin
-        let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
-        return p.isFinite && p.x >= b.min.x - mx && p.x <= b.max.x + mx && p.y >= b.min.y - my
-            && p.y <= b.max.y + my && p.z >= b.min.z - 0.5 && p.z <= b.max.z + 0.5
+        // The grown bounds are computed once (`insideLow`, `insideHigh`), as `b.min.x - mx` and so on.
+        p.isFinite && p.x >= insideLow.x && p.x <= insideHigh.x && p.y >= insideLow.y
+            && p.y <= insideHigh.y && p.z >= insideLow.z && p.z <= insideHigh.z
     }
 
     /// Propagates the tag's filter to `t` with its motion model; returns true when a stationary hint
@@ -212,7 +212,7 @@ extension TrackerContext {
     /// returned: an optional `PositionEstimate` result was copied on every line, emitted or not.)
     func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
                    smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
-        let interval = Nanoseconds(config.outputInterval * 1e9)
+        let interval = outputInterval
         guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
         if track.filter != nil {
             track.lastOutput = r.time
@@ -241,7 +241,7 @@ extension TrackerContext {
     /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
     func makeEstimate(tag: String, nis: Double, motion: MotionState, lastHeard: [Nanoseconds],
                       filter f: TagFilter.Reported) -> PositionEstimate {
-        let since = f.time - Nanoseconds(config.anchorWindow * 1e9)
+        let since = f.time - anchorWindow
         let three = site.dimensions == 3
         // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
         // than the filter predicts (errors its model does not hold, such as NLOS that leaks into a

@@ -192,6 +192,12 @@ final class TrackerContext: Sendable {
     let zoneHysteresis: ZoneHysteresis
     /// The NLOS hypotheses' tuning, from `config`.
     let nlosParameters: PairNLOS.Parameters
+    /// `config`'s anchor window, output interval and bias round interval in nanoseconds, converted
+    /// once rather than on every line.
+    let anchorWindow: Nanoseconds, outputInterval: Nanoseconds, biasRoundInterval: Nanoseconds
+    /// The corners of the site's bounds grown by `boundsMargin` (at least 10 % of the size)
+    /// horizontally and 0.5 m vertically (see `isInside`).
+    let insideLow: Vec3, insideHigh: Vec3
 
     init(site: Site, config: EngineConfig) {
         self.site = site
@@ -204,6 +210,13 @@ final class TrackerContext: Sendable {
         anchorNumbers = NameIndex(site.anchors.map(\.id))
         zoneHysteresis = ZoneHysteresis(site: site, config: config)
         nlosParameters = PairNLOS.Parameters(config: config)
+        anchorWindow = Nanoseconds(config.anchorWindow * 1e9)
+        outputInterval = Nanoseconds(config.outputInterval * 1e9)
+        biasRoundInterval = Nanoseconds(config.biasRoundInterval * 1e9)
+        let b = site.bounds, m = config.boundsMargin
+        let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
+        insideLow = Vec3(b.min.x - mx, b.min.y - my, b.min.z - 0.5)
+        insideHigh = Vec3(b.max.x + mx, b.max.y + my, b.max.z + 0.5)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
     }
 
