@@ -6,30 +6,44 @@ public enum Cholesky {
     /// - Returns: `x`, or nil when `A` is not positive definite.
     public static func solve(_ a: [Double], _ b: [Double], n: Int) -> [Double]? {
         precondition(a.count == n * n && b.count == n)
-        var l = [Double](repeating: 0, count: n * n)
-        for i in 0..<n {
-            for j in 0...i {
-                var s = a[i * n + j]
-                for k in 0..<j { s -= l[i * n + k] * l[j * n + k] }
-                if i == j {
-                    guard s > 0, s.isFinite else { return nil }
-                    l[i * n + i] = s.squareRoot()
-                } else {
-                    l[i * n + j] = s / l[j * n + j]
+        var y = b
+        // Through pointers, without bounds checks; the arithmetic and its order are those of the
+        // indexed loops (each sum runs over k ascending from the element's value).
+        let solved: Bool = a.withUnsafeBufferPointer { a in
+            y.withUnsafeMutableBufferPointer { y in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: n * n) { scratch in
+                    let l = scratch.baseAddress!
+                    l.initialize(repeating: 0, count: n * n)
+                    for i in 0..<n {
+                        let li = l + i * n
+                        for j in 0...i {
+                            let lj = l + j * n
+                            var s = a[i * n + j]
+                            for k in 0..<j { s -= li[k] * lj[k] }
+                            if i == j {
+                                guard s > 0, s.isFinite else { return false }
+                                li[i] = s.squareRoot()
+                            } else {
+                                li[j] = s / lj[j]
+                            }
+                        }
+                    }
+                    for i in 0..<n {
+                        let li = l + i * n
+                        var s = y[i]
+                        for k in 0..<i { s -= li[k] * y[k] }
+                        y[i] = s / li[i]
+                    }
+                    for i in stride(from: n - 1, through: 0, by: -1) {
+                        var s = y[i]
+                        for k in (i + 1)..<n { s -= l[k * n + i] * y[k] }
+                        y[i] = s / l[i * n + i]
+                    }
+                    return true
                 }
             }
         }
-        var y = b
-        for i in 0..<n {
-            var s = y[i]
-            for k in 0..<i { s -= l[i * n + k] * y[k] }
-            y[i] = s / l[i * n + i]
-        }
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            var s = y[i]
-            for k in (i + 1)..<n { s -= l[k * n + i] * y[k] }
-            y[i] = s / l[i * n + i]
-        }
+        guard solved else { return nil }
         return y
     }
 }

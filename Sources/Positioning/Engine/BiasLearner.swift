@@ -90,56 +90,89 @@ public struct BiasLearner: Sendable, Equatable {
 
     /// Absorbs one round (at least `dimensions + 2` rows) and re-solves every few rounds.
     mutating func learn(_ rows: [Row], dimensions d: Int) {
+        rows.withUnsafeBufferPointer { learn($0, dimensions: d) }
+    }
+
+    /// `learn(_:dimensions:)` on rows in place. The scratch (weights, residuals, projector) is a
+    /// temporary allocation and every loop runs through pointers; the arithmetic, and its order, is
+    /// that of the array code it replaced (`BiasLearnerTests` compares the two bit for bit).
+    mutating func learn(_ rows: UnsafeBufferPointer<Row>, dimensions d: Int) {
         guard enabled, rows.count >= d + 2 else { return }
-        var w = rows.map(\.w)
-        // Two passes: the projected residual against the current biases sets Huber weights.
-        var projector: [Double] = []
-        for pass in 0..<2 {
-            projector = weightedProjector(rows, w, d)
-            guard pass == 0 else { break }
-            let k = rows.count
+        let k = rows.count, n = n
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * k + k * k) { scratch in
+            let w = scratch.baseAddress!, residual = w + k, projector = residual + k
+            for i in 0..<k { w[i] = rows[i].w }
+            // Two passes: the projected residual against the current biases sets Huber weights.
+            estimate.withUnsafeBufferPointer { estimate in
+                for j in 0..<k { residual[j] = rows[j].y - estimate[rows[j].slot] }
+            }
+            Self.weightedProjector(rows, w, d, into: projector)
             for i in 0..<k {
                 // Row i of P·(y − b): projector holds W·P, so divide by wᵢ.
                 var e = 0.0
-                for j in 0..<k { e += projector[i * k + j] * (rows[j].y - estimate[rows[j].slot]) }
+                for j in 0..<k { e += projector[i * k + j] * residual[j] }
                 e /= w[i]
                 let z = abs(e) * rows[i].w.squareRoot()
                 if z > clipSigmas { w[i] = rows[i].w * clipSigmas / z }
             }
-        }
-        let k = rows.count
-        for i in 0..<k {
-            let si = rows[i].slot
-            samples[si] += 1
-            for j in 0..<k {
-                info[si * n + rows[j].slot] += projector[i * k + j]
-                vec[si] += projector[i * k + j] * rows[j].y
+            Self.weightedProjector(rows, w, d, into: projector)
+            samples.withUnsafeMutableBufferPointer { samples in
+                info.withUnsafeMutableBufferPointer { info in
+                    vec.withUnsafeMutableBufferPointer { vec in
+                        for i in 0..<k {
+                            let si = rows[i].slot
+                            samples[si] += 1
+                            let row = info.baseAddress! + si * n
+                            var v = vec[si]
+                            for j in 0..<k {
+                                row[rows[j].slot] += projector[i * k + j]
+                                v += projector[i * k + j] * rows[j].y
+                            }
+                            vec[si] = v
+                        }
+                    }
+                }
             }
         }
         roundsSinceSolve += 1
         if roundsSinceSolve >= 8 { solve() }
     }
 
-    /// `W − W·H·(HᵀWH)⁻¹·Hᵀ·W` for the rows (k × k, row-major), which equals `Pᵀ·W·P`.
-    private func weightedProjector(_ rows: [Row], _ w: [Double], _ d: Int) -> [Double] {
+    /// `W − W·H·(HᵀWH)⁻¹·Hᵀ·W` for the rows (k × k, row-major, written to `out`), which equals `Pᵀ·W·P`.
+    private static func weightedProjector(_ rows: UnsafeBufferPointer<Row>, _ w: UnsafePointer<Double>, _ d: Int,
+                                          into out: UnsafeMutablePointer<Double>) {
         let k = rows.count
         // S = HᵀWH (d × d, d ≤ 3), inverted in closed form (adjugate over determinant).
         var s = InlineArray<9, Double>(repeating: 0)
-        for (r, wr) in zip(rows, w) { for a in 0..<d { for b in 0..<d { s[a * 3 + b] += wr * r.g[a] * r.g[b] } } }
-        var out = [Double](repeating: 0, count: k * k)
+        for r in 0..<k {
+            let wr = w[r], g = rows[r].g
+            for a in 0..<d { for b in 0..<d { s[a * 3 + b] += wr * g[a] * g[b] } }
+        }
+        out.update(repeating: 0, count: k * k)
         for i in 0..<k { out[i * k + i] = w[i] }
-        guard let inv = Self.inverse(s, d) else { return out }
+        guard let inv = Self.inverse(s, d) else { return }
         // out −= (WH)·S⁻¹·(WH)ᵀ, row by row: uᵢ = S⁻¹·wᵢgᵢ, then out[i][j] −= wⱼgⱼ·uᵢ.
         for i in 0..<k {
             var u = Vec3.zero
-            for a in 0..<d { var v = 0.0; for b in 0..<d { v += inv[a * 3 + b] * rows[i].g[b] }; u[a] = w[i] * v }
-            for j in 0..<k {
-                var hx = 0.0
-                for a in 0..<d { hx += rows[j].g[a] * u[a] }
-                out[i * k + j] -= w[j] * hx
+            let gi = rows[i].g
+            for a in 0..<d { var v = 0.0; for b in 0..<d { v += inv[a * 3 + b] * gi[b] }; u[a] = w[i] * v }
+            let row = out + i * k
+            if d == 3 {
+                for j in 0..<k {
+                    let gj = rows[j].g
+                    var hx = 0.0
+                    hx += gj.x * u.x; hx += gj.y * u.y; hx += gj.z * u.z
+                    row[j] -= w[j] * hx
+                }
+            } else {
+                for j in 0..<k {
+                    let gj = rows[j].g
+                    var hx = 0.0
+                    for a in 0..<d { hx += gj[a] * u[a] }
+                    row[j] -= w[j] * hx
+                }
             }
         }
-        return out
     }
 
     /// The inverse of a symmetric 2×2 or 3×3 matrix (stored 3×3 row-major), or nil when singular.
@@ -187,8 +220,8 @@ public struct BiasLearner: Sendable, Equatable {
             bias[i] = anyBias && abs(estimate[i]) > significance * stdError ? estimate[i] : 0
         }
         let f = pow(forgetting, 8)
-        for i in info.indices { info[i] *= f }
-        for i in vec.indices { vec[i] *= f }
+        info.withUnsafeMutableBufferPointer { info in for i in info.indices { info[i] *= f } }
+        vec.withUnsafeMutableBufferPointer { vec in for i in vec.indices { vec[i] *= f } }
         b.removeAll()
     }
 }

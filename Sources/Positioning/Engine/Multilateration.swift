@@ -46,15 +46,7 @@ public enum Multilateration {
                              initial: Vec3? = nil, bounds: Bounds? = nil) throws(MultilaterationError) -> Fix {
         let d = dimensions == 2 ? 2 : 3
         let z0 = height ?? 0
-        let ranges = observations.filter { $0.kind == .range }
-        let anchorsWithRange = Set(ranges.map(\.anchor)).count
-        let hasAngles = observations.contains { $0.kind != .range }
-        // Ranges alone: one more anchor than unknowns in 2-D; in 3-D two more, since four spheres
-        // generally meet in two points and only a fifth anchor tells which one is the tag.
-        let need = hasAngles ? d : (d == 3 ? d + 2 : d + 1)
-        let independent = hasAngles ? observations.count : anchorsWithRange
-        guard independent >= need else { throw .tooFewObservations(have: independent, need: need) }
-        if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { throw .degenerateGeometry }
+        if let refusal = refusal(observations, dimensions: d) { throw refusal }
 
         var p = initial ?? initialGuess(observations, dimensions: d, height: z0)
         if d == 2 { p.z = z0 }
@@ -87,6 +79,22 @@ public enum Multilateration {
         rms = rms.isFinite ? rms : .infinity
         for i in 0..<d where !(cov[i * d + i] < 2500) { throw .degenerateGeometry }
         return Fix(position: p, covariance: cov, normalizedRMS: rms, observations: observations.count)
+    }
+
+    /// Why `solve` refuses these observations before it iterates, whatever its starting point (too few
+    /// of them, or anchors that do not span), or nil when it goes on to iterate.
+    static func refusal(_ observations: [Observation], dimensions: Int) -> MultilaterationError? {
+        let d = dimensions == 2 ? 2 : 3
+        let ranges = observations.filter { $0.kind == .range }
+        let anchorsWithRange = Set(ranges.map(\.anchor)).count
+        let hasAngles = observations.contains { $0.kind != .range }
+        // Ranges alone: one more anchor than unknowns in 2-D; in 3-D two more, since four spheres
+        // generally meet in two points and only a fifth anchor tells which one is the tag.
+        let need = hasAngles ? d : (d == 3 ? d + 2 : d + 1)
+        let independent = hasAngles ? observations.count : anchorsWithRange
+        guard independent >= need else { return .tooFewObservations(have: independent, need: need) }
+        if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { return .degenerateGeometry }
+        return nil
     }
 
     /// The Huber threshold on normalised residuals.
@@ -170,12 +178,14 @@ public enum Multilateration {
         var a = [Double](repeating: 0, count: obs.count * d), b = [Double](repeating: 0, count: obs.count)
         for _ in 0..<30 {
             var rows = 0
-            for (i, o) in obs.enumerated() {
-                guard let pr = o.predict(at: p) else { continue }
-                let s = weights[i].squareRoot() / o.std
-                for k in 0..<d { a[rows * d + k] = pr.gradient[k] * s }
-                b[rows] = o.residual(pr.value) * s
-                rows += 1
+            obs.withUnsafeBufferPointer { obs in
+                for i in obs.indices {
+                    guard let pr = obs[i].predict(at: p) else { continue }
+                    let s = weights[i].squareRoot() / obs[i].std
+                    for k in 0..<d { a[rows * d + k] = pr.gradient[k] * s }
+                    b[rows] = obs[i].residual(pr.value) * s
+                    rows += 1
+                }
             }
             guard rows >= d, let x = a.withUnsafeMutableBufferPointer({ ap in
                 b.withUnsafeMutableBufferPointer { bp in
@@ -207,13 +217,16 @@ public enum Multilateration {
     }
 
     private static func weightedCost(_ obs: [Observation], _ w: [Double], at p: Vec3) -> Double {
-        var c = 0.0
-        for (i, o) in obs.enumerated() {
-            guard let pr = o.predict(at: p) else { return .infinity }
-            let e = o.residual(pr.value) / o.std
-            c += w[i] * e * e
+        // Read in place: `for o in obs` copies each 144-byte observation (a `memcpy`).
+        obs.withUnsafeBufferPointer { obs in
+            var c = 0.0
+            for i in obs.indices {
+                guard let pr = obs[i].predict(at: p) else { return .infinity }
+                let e = obs[i].residual(pr.value) / obs[i].std
+                c += w[i] * e * e
+            }
+            return c
         }
-        return c
     }
 }
 

@@ -100,7 +100,7 @@ struct LineObservations {
     let anchorPosition: Vec3
     /// Rotation site frame → anchor frame of the angles (a range's observation keeps the identity,
     /// as an observation made with the default rotation does).
-    var toAnchor: Mat3 = .identity
+    var toAnchor = Mat3(rows: Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 1))
     /// Time of the measurements.
     let time: Nanoseconds
 
@@ -117,6 +117,14 @@ struct LineObservations {
     /// Multiplies the σ of every observation by `factor`.
     mutating func scaleStd(by factor: Double) {
         for i in 0..<count { items[i].std *= factor }
+    }
+
+    /// The kind, value, σ and removed bias of observation `i`, without building an `Observation`
+    /// (read at once: each access to the inline items is checked).
+    @inline(__always)
+    func item(_ i: Int) -> (kind: Observation.Kind, value: Double, std: Double, removedBias: Double) {
+        let item = items[i]
+        return (item.kind, item.value, item.std, item.removedBias)
     }
 
     /// Observation `i`.

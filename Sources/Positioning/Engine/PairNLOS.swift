@@ -31,12 +31,39 @@ struct PairNLOS: Sendable {
     ///   - dt: seconds since the pair's previous range (0 for its first).
     mutating func observe(_ nu: Double, variance s: Double, interval dt: Double,
                           config: EngineConfig) -> (shift: Double, variance: Double) {
+        observe(nu, variance: s, interval: dt, parameters: Parameters(config: config))
+    }
+
+    /// The tuning `observe` reads, taken from an `EngineConfig` once (the engine's hot path passes
+    /// these few numbers, not the whole configuration, which a call would copy).
+    struct Parameters: Sendable {
+        let switchTime: Double
+        /// `nlosExcessDrift²` (m²).
+        let drift2: Double
+        let noiseFactor: Double
+        /// The excess's prior mean (m) and variance (m²).
+        let prior: Double
+        let priorVariance: Double
+
+        init(config: EngineConfig) {
+            switchTime = config.nlosSwitchTime
+            drift2 = config.nlosExcessDrift * config.nlosExcessDrift
+            noiseFactor = config.nlosNoiseFactor
+            prior = config.nlosExcessPrior
+            priorVariance = config.nlosExcessPriorStd * config.nlosExcessPriorStd
+        }
+    }
+
+    /// `observe(_:variance:interval:config:)` with the tuning already extracted.
+    @inline(__always)
+    mutating func observe(_ nu: Double, variance s: Double, interval dt: Double,
+                          parameters config: Parameters) -> (shift: Double, variance: Double) {
         // Switching probability over dt of a symmetric two-state chain.
-        let h = 0.5 * (1 - exp(-dt / config.nlosSwitchTime))
+        let h = 0.5 * (1 - exp(-dt / config.switchTime))
         let p = Double(probability) * (1 - h) + (1 - Double(probability)) * h
         let b = Double(excess)
-        let vb = Double(excessVariance) + config.nlosExcessDrift * config.nlosExcessDrift
-        let sn = config.nlosNoiseFactor * s
+        let vb = Double(excessVariance) + config.drift2
+        let sn = config.noiseFactor * s
         // Under the blocked hypothesis the excess is a constant seen through the innovation (a scalar
         // Kalman update), and it cannot be negative: its prior N(b, vb) is truncated at zero, so the
         // likelihood carries the share of the posterior above zero over that of the prior. A range
@@ -51,7 +78,7 @@ struct PairNLOS: Sendable {
         let shift = post * b, extra = post * vb + post * (1 - post) * b * b
         // Under line of sight the excess is back at its prior. The two are merged by moments.
         let bn = max(0, m)
-        let b0 = config.nlosExcessPrior, vb0 = config.nlosExcessPriorStd * config.nlosExcessPriorStd
+        let b0 = config.prior, vb0 = config.priorVariance
         probability = Float(post)
         excess = Float(post * bn + (1 - post) * b0)
         excessVariance = Float(post * vbn + (1 - post) * vb0 + post * (1 - post) * (bn - b0) * (bn - b0))

@@ -16,8 +16,19 @@ struct RecentObservations: Sendable {
     private(set) var count = 0
 
     mutating func append(_ o: Observation) {
-        let kind: UInt8 = switch o.kind { case .range: 0; case .azimuth: 1; case .elevation: 2 }
-        entries[next] = Entry(time: o.time, value: Float(o.value), std: Float(o.std), anchor: UInt16(o.anchor), kind: kind)
+        append(kind: o.kind, anchor: o.anchor, value: o.value, std: o.std, time: o.time)
+    }
+
+    /// Appends observation `i` of a line (as `append(line[i])`, without building the `Observation`).
+    mutating func append(_ line: LineObservations, _ i: Int) {
+        let o = line.item(i)
+        append(kind: o.kind, anchor: line.anchor, value: o.value, std: o.std, time: line.time)
+    }
+
+    @inline(__always)
+    private mutating func append(kind k: Observation.Kind, anchor: Int, value: Double, std: Double, time: Nanoseconds) {
+        let kind: UInt8 = switch k { case .range: 0; case .azimuth: 1; case .elevation: 2 }
+        entries[next] = Entry(time: time, value: Float(value), std: Float(std), anchor: UInt16(anchor), kind: kind)
         next = (next + 1) % Self.capacity
         count = min(count + 1, Self.capacity)
     }
@@ -30,15 +41,17 @@ struct RecentObservations: Sendable {
     mutating func removeAll() { count = 0; next = 0; entries = InlineArray(repeating: .empty) }
 
     /// The observations not older than `since`, rebuilt with their anchors' geometry.
-    func observations(since: Nanoseconds, site: Site, rotations: [Mat3]) -> [Observation] {
+    /// `positions` are the site's anchor positions (site frame, m) by number, read from an array
+    /// rather than through copies of the site's `Anchor` values.
+    func observations(since: Nanoseconds, positions: [Vec3], rotations: [Mat3]) -> [Observation] {
         var out: [Observation] = []
         out.reserveCapacity(count)
         for i in 0..<Self.capacity {
             let e = entries[i]
-            guard e.time != .min, e.time >= since, Int(e.anchor) < site.anchors.count else { continue }
+            guard e.time != .min, e.time >= since, Int(e.anchor) < positions.count else { continue }
             let kind: Observation.Kind = e.kind == 0 ? .range : (e.kind == 1 ? .azimuth : .elevation)
             let a = Int(e.anchor)
-            out.append(Observation(kind: kind, anchor: a, anchorPosition: site.anchors[a].position,
+            out.append(Observation(kind: kind, anchor: a, anchorPosition: positions[a],
                                    toAnchor: rotations[a], value: Double(e.value), std: Double(e.std), time: e.time))
         }
         return out

@@ -4,7 +4,7 @@ extension TrackerContext {
     /// Hands one tag's latest range residuals to the bias learner, at most once per
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        let interval = Nanoseconds(config.biasRoundInterval * 1e9)
+        let interval = biasRoundInterval
         guard learner.enabled, track.lastBiasRound == .min || time - track.lastBiasRound >= interval,
               let p = track.filter?.position else { return }
         let since = time - 2 * interval
@@ -21,8 +21,8 @@ extension TrackerContext {
         var geometry = GeometryMatrix()
         var count = 0
         var sensitivity = 0.0, nearest = Double.infinity
-        for a in anchorPositions.indices where track.lastHeard[a] >= since && !track.ranges[a].isNaN {
-            guard let (g, n) = rangeGradient(at: p, anchor: a) else { continue }
+        forEachEligible(mask, lastHeard: track.lastHeard, ranges: track.ranges, since: since) { a in
+            guard let (g, n) = rangeGradient(at: p, anchor: a) else { return }
             geometry.add(g)
             count += 1
             sensitivity += 1 / n
@@ -42,11 +42,12 @@ extension TrackerContext {
         track.geometryFailure = nil
         var rows: [BiasLearner.Row] = []
         rows.reserveCapacity(count)
-        for a in anchorPositions.indices where track.lastHeard[a] >= since && !track.ranges[a].isNaN {
-            guard let (g, _) = rangeGradient(at: p, anchor: a) else { continue }
+        let ranges = track.ranges
+        forEachEligible(mask, lastHeard: track.lastHeard, ranges: ranges, since: since) { a in
+            guard let (g, _) = rangeGradient(at: p, anchor: a) else { return }
             let std = anchorRangeStd[a]
             rows.append(BiasLearner.Row(slot: BiasLearner.slot(anchor: a, technology: anchorTechnology[a]),
-                                        y: Double(track.ranges[a]) - (p - anchorPositions[a]).norm, g: g,
+                                        y: Double(ranges[a]) - (p - anchorPositions[a]).norm, g: g,
                                         w: 1 / (std * std)))
         }
         track.lastBiasRound = time
@@ -65,6 +66,22 @@ extension TrackerContext {
         g = (1 / n) * g
         if site.dimensions == 2 { g.z = 0 }
         return (g, n)
+    }
+
+    /// Calls `body` with each anchor a bias round would use (heard since `since`, with a range not yet
+    /// taught), in ascending order: from the bits of `mask` (`eligibleAnchors`) when there is one,
+    /// which names exactly those anchors, else by testing every anchor.
+    @inline(__always)
+    private func forEachEligible(_ mask: UInt64?, lastHeard: [Nanoseconds], ranges: [Float], since: Nanoseconds,
+                                 _ body: (Int) -> Void) {
+        if var bits = mask {
+            while bits != 0 {
+                body(bits.trailingZeroBitCount)
+                bits &= bits &- 1
+            }
+        } else {
+            for a in anchorPositions.indices where lastHeard[a] >= since && !ranges[a].isNaN { body(a) }
+        }
     }
 
     /// The anchors a bias round would use (heard since `since`, with a range not yet taught) as bits of

@@ -6,7 +6,7 @@ extension SiteTracker {
         guard let a = context.anchorNumber(r.anchor) else { throw .unknownAnchor(site: site.id, anchor: r.anchor) }
         let tech: Technology
         if let t = r.technology {
-            guard context.anchorTechnologies[a].contains(t) else {
+            guard context.anchorSupports(a, t) else {
                 throw .unsupportedTechnology(anchor: r.anchor, technology: t)
             }
             tech = t
@@ -51,15 +51,15 @@ extension TrackerContext {
         track.lastSeen = max(track.lastSeen, r.time)
         track.lastHeard[a] = r.time
         track.pairs[a] = .active
-        for i in 0..<observations.count { track.recent.append(observations[i]) }
+        for i in 0..<observations.count { track.recent.append(observations, i) }
 
         if track.filter == nil {
             initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
         } else {
             let placed = track.filter!.cov(0, 0) + track.filter!.cov(1, 1) + track.filter!.cov(2, 2)
                 < config.biasMaxPositionStd * config.biasMaxPositionStd
-            let redundant = track.anchorsHeard(since: r.time - Nanoseconds(config.anchorWindow * 1e9))
-                >= site.dimensions + 2
+            let window = r.time - anchorWindow
+            let redundant = TagTrack.anchorsHeard(track.lastHeard, since: window) >= site.dimensions + 2
             let held = predict(&track, to: r.time)
             if smoother == nil {
                 applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, redundant: redundant,
@@ -73,9 +73,7 @@ extension TrackerContext {
                 }
             }
         }
-        if let p = emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, emit: emit) {
-            smoother?.markEmitted(tag: r.tag, estimate: p)
-        }
+        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, smoother: &smoother, emit: emit)
     }
 
     /// Updates a placed tag's predicted filter with a line's observations, teaches the bias learner,
@@ -84,7 +82,7 @@ extension TrackerContext {
     func applyLine(_ observations: LineObservations, to track: inout TagTrack, time: Nanoseconds, tag: String,
                    placed: Bool, redundant: Bool, learner: inout BiasLearner,
                    smoother: inout TrajectorySmoother?) -> Bool {
-        for i in 0..<observations.count { update(&track, with: observations[i]) }
+        for i in 0..<observations.count { update(&track, with: observations, i) }
         if placed && redundant { teachBiases(&track, time: time, learner: &learner) }
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
@@ -135,7 +133,10 @@ extension TrackerContext {
     /// Places (or re-places) a tag by multilateration over its recent observations.
     func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
         let since = time - Nanoseconds(config.initWindow * 1e9)
-        let obs = track.recent.observations(since: since, site: site, rotations: rotations)
+        let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
+        // Every start below would be refused for the same reason (too few observations, anchors that
+        // do not span): no fix, nothing changes. Most calls before a tag's first placement end here.
+        guard Multilateration.refusal(obs, dimensions: site.dimensions) == nil else { return }
         let site = site
         let solve = { (start: Vec3?) in
             try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
@@ -176,9 +177,6 @@ extension TrackerContext {
         track.updatesSinceInit = 0
     }
 
-    /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
-    /// than predicted (NLOS), never a hard gate that could lock the filter out (a run of rejections
-    /// triggers re-initialisation instead).
     /// True when the filter's state is physically possible: inside the site (with a margin) and slower
     /// than `maxSpeed`.
     func isPlausible(_ f: TagFilter) -> Bool { isPlausible(f.position, f.velocity) }
@@ -191,11 +189,11 @@ extension TrackerContext {
     /// True when `p` lies within the site's bounds grown horizontally by `boundsMargin` (at least 10 %
     /// of the site's size) and vertically by 0.5 m: tags are inside the building, between its floor
     /// and its ceiling, give or take the anchors' noise.
+    @inline(__always)
     func isInside(_ p: Vec3) -> Bool {
-        let b = site.bounds, m = config.boundsMargin
-        let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
-        return p.isFinite && p.x >= b.min.x - mx && p.x <= b.max.x + mx && p.y >= b.min.y - my
-            && p.y <= b.max.y + my && p.z >= b.min.z - 0.5 && p.z <= b.max.z + 0.5
+        // The grown bounds are computed once (`insideLow`, `insideHigh`), as `b.min.x - mx` and so on.
+        p.isFinite && p.x >= insideLow.x && p.x <= insideHigh.x && p.y >= insideLow.y
+            && p.y <= insideHigh.y && p.z >= insideLow.z && p.z <= insideHigh.z
     }
 
     /// Propagates the tag's filter to `t` with its motion model; returns true when a stationary hint
@@ -209,66 +207,20 @@ extension TrackerContext {
         return stationary
     }
 
-    func update(_ track: inout TagTrack, with o: Observation) {
-        guard let inn = track.innovation(o) else { return }
-        // NLOS, in two parts. The pair's hypotheses (`PairNLOS`: line of sight or blocked, with the
-        // blocked path's excess) shift the residual by the expected excess and add its uncertainty;
-        // they remember a blockage for as long as it lasts. The pair's running excess (an EWMA of its
-        // innovations, ranges persistently longer than predicted) adds `nlosVarianceScale` × its
-        // square at once, before the hypotheses are sure; it fades within a few lines. The hypotheses
-        // see the innovation variance scaled by the running NIS (when above 1): ranges noisier than
-        // their σ must not pass for blocked paths, whose shift alone would bias a tag at rest.
-        var residual = inn.residual
-        var nlosVariance = 0.0, excessVariance = 0.0
-        // The pair's running excess before this range (it is taught the range below).
-        let excess = o.kind == .range ? Double(track.excess[o.anchor]) : 0
-        if o.kind == .range {
-            let c = track.nlos[o.anchor].observe(inn.residual, variance: inn.variance * max(1, track.nis),
-                                                 interval: track.pairInterval, config: config)
-            residual -= c.shift
-            if excess > 0 { excessVariance = config.nlosVarianceScale * excess * excess }
-            nlosVariance = c.variance + excessVariance
-        }
-        // The running excess's variance is part of the measurement model, so the running NIS, which
-        // tests the motion model (a stationary hint is overridden while it is high), normalises by it
-        // too: a range that is long because its path is blocked says nothing about whether the tag
-        // moves. The hypotheses' correction is left out of it, so that ranges noisier than their σ
-        // still raise it (and with it the reported covariance).
-        let e = abs(inn.residual) / inn.variance.squareRoot()
-        let en = abs(residual) / (inn.variance + nlosVariance).squareRoot()
-        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + excessVariance), 100) - track.nis)
-        track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
-        track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
-        track.updatesSinceInit += 1
-        if e > config.rejectK {
-            track.rejectRun += 1
-            return
-        }
-        track.rejectRun = 0
-        var r = o.std * o.std
-        if o.kind == .range {
-            r += nlosVariance
-            track.excess[o.anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[o.anchor])
-            if excess < 2 * o.std { track.ranges[o.anchor] = Float(o.value + o.removedBias) }
-        }
-        let k = (o.kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
-        if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }
-        track.filter!.update(residual: residual, gradient: inn.gradient, measurementVariance: r)
-    }
-
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per
-    /// `outputInterval`.
-    @discardableResult
+    /// `outputInterval`, and marks an emitted position in the smoother's recording. (Nothing is
+    /// returned: an optional `PositionEstimate` result was copied on every line, emitted or not.)
     func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
-                   emit: (Output) -> Void) -> PositionEstimate? {
-        let interval = Nanoseconds(config.outputInterval * 1e9)
-        guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return nil }
-        if let f = track.filter {
+                   smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
+        let interval = outputInterval
+        guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
+        if track.filter != nil {
             track.lastOutput = r.time
-            let estimate = makeEstimate(tag: tag, track: track, filter: f)
+            let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, lastHeard: track.lastHeard,
+                                        filter: track.filter!.reported())
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
-            return estimate
+            smoother?.markEmitted(tag: tag, estimate: estimate)
         } else if let d = r.distance {
             track.lastOutput = r.time
             var azimuth: Double? = nil
@@ -278,21 +230,28 @@ extension TrackerContext {
             emit(.proximity(site: site.id, tag: tag, anchor: anchor.id, distance: max(0, d - anchor.rangeBias),
                             azimuth: azimuth, time: r.time))
         }
-        return nil
     }
 
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter) -> PositionEstimate {
-        let since = f.time - Nanoseconds(config.anchorWindow * 1e9)
+        var f = f
+        return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, lastHeard: track.lastHeard,
+                            filter: f.reported())
+    }
+
+    /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
+    func makeEstimate(tag: String, nis: Double, motion: MotionState, lastHeard: [Nanoseconds],
+                      filter f: TagFilter.Reported) -> PositionEstimate {
+        let since = f.time - anchorWindow
         let three = site.dimensions == 3
         // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
         // than the filter predicts (errors its model does not hold, such as NLOS that leaks into a
         // stationary tag's average, or ranges noisier than their σ). The state is not changed.
-        let s = max(1, track.nis)
+        let s = max(1, nis)
         return PositionEstimate(
             site: site.id, tag: tag, position: f.position, velocity: f.velocity,
-            covXX: s * f.cov(0, 0), covXY: s * f.cov(0, 1), covYY: s * f.cov(1, 1),
-            covXZ: three ? s * f.cov(0, 2) : 0, covYZ: three ? s * f.cov(1, 2) : 0, covZZ: three ? s * f.cov(2, 2) : 0,
-            anchors: track.anchorsHeard(since: since), motion: track.motion, time: f.time)
+            covXX: s * f.xx, covXY: s * f.xy, covYY: s * f.yy,
+            covXZ: three ? s * f.xz : 0, covYZ: three ? s * f.yz : 0, covZZ: three ? s * f.zz : 0,
+            anchors: TagTrack.anchorsHeard(lastHeard, since: since), motion: motion, time: f.time)
     }
 }
 

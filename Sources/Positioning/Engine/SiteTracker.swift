@@ -89,9 +89,18 @@ public struct SiteTracker: Sendable {
     }
 
     /// Moves the tracker's clock: tags silent for longer than `tagTimeout` are removed.
+    @inline(__always)
     public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
-        let period: Nanoseconds = 1_000_000_000
-        guard lastSweep == .min || now - lastSweep >= period else { return }
+        // The sweep runs once a second; the test for it is inlined into every event's path.
+        guard lastSweep == .min || now - lastSweep >= Self.sweepPeriod else { return }
+        sweep(now: now, emit: emit)
+    }
+
+    static let sweepPeriod: Nanoseconds = 1_000_000_000
+
+    /// Removes the tags silent for longer than `tagTimeout` (see `advance(to:emit:)`).
+    @inline(never)
+    mutating func sweep(now: Nanoseconds, emit: (Output) -> Void) {
         lastSweep = now
         let limit = now - Nanoseconds(config.tagTimeout * 1e9)
         let expired = tracks.all.filter { $0.1.lastSeen < limit && !$0.1.isSuspended }.map(\.0).sorted()
@@ -174,11 +183,21 @@ final class TrackerContext: Sendable {
     let anchorTechnology: [Technology]
     let anchorRangeStd: [Double]
     let anchorTechnologies: [[Technology]]
+    /// Per anchor, its technologies as bits (`bit(_:)`).
+    let anchorTechnologyMasks: [UInt8]
     /// The anchors numbered by id like `site.anchors` (the first of duplicate ids wins, as in
     /// `site.anchorIndex`), for the per-line lookup.
     let anchorNumbers: NameIndex
     /// Zone membership rules of the site.
     let zoneHysteresis: ZoneHysteresis
+    /// The NLOS hypotheses' tuning, from `config`.
+    let nlosParameters: PairNLOS.Parameters
+    /// `config`'s anchor window, output interval and bias round interval in nanoseconds, converted
+    /// once rather than on every line.
+    let anchorWindow: Nanoseconds, outputInterval: Nanoseconds, biasRoundInterval: Nanoseconds
+    /// The corners of the site's bounds grown by `boundsMargin` (at least 10 % of the size)
+    /// horizontally and 0.5 m vertically (see `isInside`).
+    let insideLow: Vec3, insideHigh: Vec3
 
     init(site: Site, config: EngineConfig) {
         self.site = site
@@ -187,9 +206,33 @@ final class TrackerContext: Sendable {
         anchorPositions = site.anchors.map(\.position)
         anchorTechnology = site.anchors.map { $0.technologies.first ?? .uwb }
         anchorTechnologies = site.anchors.map(\.technologies)
+        anchorTechnologyMasks = site.anchors.map { $0.technologies.reduce(0) { $0 | TrackerContext.bit($1) } }
         anchorNumbers = NameIndex(site.anchors.map(\.id))
         zoneHysteresis = ZoneHysteresis(site: site, config: config)
+        nlosParameters = PairNLOS.Parameters(config: config)
+        anchorWindow = Nanoseconds(config.anchorWindow * 1e9)
+        outputInterval = Nanoseconds(config.outputInterval * 1e9)
+        biasRoundInterval = Nanoseconds(config.biasRoundInterval * 1e9)
+        let b = site.bounds, m = config.boundsMargin
+        let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
+        insideLow = Vec3(b.min.x - mx, b.min.y - my, b.min.z - 0.5)
+        insideHigh = Vec3(b.max.x + mx, b.max.y + my, b.max.z + 0.5)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
+    }
+
+    /// True when anchor `a` ranges with `technology` (its technologies contain it), from a bit mask
+    /// per anchor rather than a search of its array.
+    @inline(__always)
+    func anchorSupports(_ a: Int, _ technology: Technology) -> Bool {
+        anchorTechnologyMasks[a] & Self.bit(technology) != 0
+    }
+
+    @inline(__always)
+    static func bit(_ technology: Technology) -> UInt8 {
+        switch technology {
+        case .uwb: 1
+        case .cs: 2
+        }
     }
 
     /// The index of the anchor with this id in `site.anchors`, or nil when the site has no such anchor.

@@ -39,6 +39,21 @@ public struct TagFilter: Sendable {
 
     public var position: Vec3 { Vec3(x[0], x[1], x[2]) }
     public var velocity: Vec3 { Vec3(x[3], x[4], x[5]) }
+    /// What a position estimate reports of the filter: the state, the position covariance's upper
+    /// triangle (m²) and the time.
+    struct Reported {
+        var position: Vec3, velocity: Vec3
+        var xx: Double, xy: Double, yy: Double, xz: Double, yz: Double, zz: Double
+        var time: Nanoseconds
+    }
+
+    /// `Reported` read in place: mutating only so that a caller holding the filter `inout` does not
+    /// copy it (352 bytes) first. The state is not changed.
+    mutating func reported() -> Reported {
+        Reported(position: position, velocity: velocity, xx: p[0], xy: p[1], yy: p[7], xz: p[2], yz: p[8], zz: p[14],
+                 time: time)
+    }
+
     /// Element (r, c) of the covariance.
     @inlinable public func cov(_ r: Int, _ c: Int) -> Double { p[r * 6 + c] }
 
@@ -51,29 +66,16 @@ public struct TagFilter: Sendable {
         let dt = Double(t - time) * 1e-9
         time = t
         let d = dimensions
-        for k in 0..<d { x[k] += dt * x[k + 3] }
-        // P ← F P Fᵀ with F = [I dt·I; 0 I], written in 3×3 blocks A (pos), B (pos-vel), C (vel).
-        for r in 0..<d {
-            for c in 0..<d {
-                let b = p[r * 6 + c + 3], bt = p[(c + 3) * 6 + r], cc = p[(r + 3) * 6 + c + 3]
-                p[r * 6 + c] += dt * (b + bt) + dt * dt * cc
+        // Straight-line code through pointers (`TagFilter+Kernels.swift`): the arithmetic of the 6×6
+        // loops, in their order. P ← F P Fᵀ + Q with F = [I dt·I; 0 I], in 3×3 blocks.
+        withUnsafeMutablePointer(to: &x) { xs in
+            withUnsafeMutablePointer(to: &p) { ps in
+                let p = UnsafeMutableRawPointer(ps).assumingMemoryBound(to: Double.self)
+                Self.propagate(x: UnsafeMutableRawPointer(xs).assumingMemoryBound(to: Double.self), p: p,
+                               dt: dt, q: q, dimensions: d)
+                Self.clampVariances(p, dimensions: d)
             }
         }
-        for r in 0..<d {
-            for c in 0..<d {
-                let v = p[r * 6 + c + 3] + dt * p[(r + 3) * 6 + c + 3]
-                p[r * 6 + c + 3] = v
-                p[(c + 3) * 6 + r] = v
-            }
-        }
-        let q11 = q * dt * dt * dt / 3, q12 = q * dt * dt / 2, q22 = q * dt
-        for k in 0..<d {
-            p[k * 6 + k] += q11
-            p[k * 6 + k + 3] += q12
-            p[(k + 3) * 6 + k] += q12
-            p[(k + 3) * 6 + k + 3] += q22
-        }
-        clampVariances()
     }
 
     /// The innovation of an observation against the current state: residual, its variance
@@ -90,30 +92,48 @@ public struct TagFilter: Sendable {
         guard let pr = o.predict(at: position) else { return nil }
         var g = pr.gradient
         if dimensions == 2 { g.z = 0 }
-        var hph = 0.0
-        for r in 0..<3 { for c in 0..<3 { hph += g[r] * p[r * 6 + c] * g[c] } }
-        return (o.residual(pr.value), hph + o.std * o.std, g)
+        return (o.residual(pr.value), positionVariance(along: g) + o.std * o.std, g)
+    }
+
+    /// The innovation of a range of `value` metres (bias removed) with 1-σ `std` from the anchor at
+    /// `anchor`, as `innovationInPlace` computes it for a range `Observation` (the same arithmetic),
+    /// without building one.
+    @inline(__always)
+    mutating func rangeInnovation(value: Double, std: Double, anchor: Vec3)
+        -> (residual: Double, variance: Double, gradient: Vec3)? {
+        let d = position - anchor
+        let r = d.norm
+        guard r > 1e-6 else { return nil }
+        var g = (1 / r) * d
+        if dimensions == 2 { g.z = 0 }
+        return (value - r, positionVariance(along: g) + std * std, g)
+    }
+
+    /// `gᵀ P g` over the position block (m²), summed in the order of the 3×3 loops.
+    @inline(__always)
+    private mutating func positionVariance(along g: Vec3) -> Double {
+        withUnsafeMutablePointer(to: &p) { ps in
+            let p = UnsafeMutableRawPointer(ps).assumingMemoryBound(to: Double.self)
+            var hph = 0.0
+            hph += g.x * p[0] * g.x; hph += g.x * p[1] * g.y; hph += g.x * p[2] * g.z
+            hph += g.y * p[6] * g.x; hph += g.y * p[7] * g.y; hph += g.y * p[8] * g.z
+            hph += g.z * p[12] * g.x; hph += g.z * p[13] * g.y; hph += g.z * p[14] * g.z
+            return hph
+        }
     }
 
     /// Applies one scalar observation with measurement variance `r` (the caller's robust weighting may
     /// have inflated it above `o.std²`).
     public mutating func update(residual nu: Double, gradient g: Vec3, measurementVariance r: Double) {
-        var ph = InlineArray<6, Double>(repeating: 0)
-        for i in 0..<6 { ph[i] = p[i * 6] * g.x + p[i * 6 + 1] * g.y + p[i * 6 + 2] * g.z }
-        let s = g.x * ph[0] + g.y * ph[1] + g.z * ph[2] + r
-        guard s > 0, s.isFinite else { return }
-        var k = InlineArray<6, Double>(repeating: 0)
-        for i in 0..<6 { k[i] = ph[i] / s }
-        for i in 0..<6 { x[i] += k[i] * nu }
-        // Joseph form: P − K·phᵀ − ph·Kᵀ + S·K·Kᵀ, then symmetrised.
-        for i in 0..<6 {
-            for j in i..<6 {
-                let v = p[i * 6 + j] - k[i] * ph[j] - ph[i] * k[j] + s * k[i] * k[j]
-                p[i * 6 + j] = v
-                p[j * 6 + i] = v
+        let d = dimensions
+        withUnsafeMutablePointer(to: &x) { xs in
+            withUnsafeMutablePointer(to: &p) { ps in
+                let p = UnsafeMutableRawPointer(ps).assumingMemoryBound(to: Double.self)
+                guard Self.josephUpdate(x: UnsafeMutableRawPointer(xs).assumingMemoryBound(to: Double.self), p: p,
+                                        gradient: g, residual: nu, measurementVariance: r) else { return }
+                Self.clampVariances(p, dimensions: d)
             }
         }
-        clampVariances()
     }
 
     /// Sets the velocity to zero with the given 1-σ (m/s) and removes its correlation with position:
@@ -136,6 +156,15 @@ public struct TagFilter: Sendable {
     }
 
     private mutating func clampVariances() {
+        let d = dimensions
+        withUnsafeMutablePointer(to: &p) { ps in
+            Self.clampVariances(UnsafeMutableRawPointer(ps).assumingMemoryBound(to: Double.self), dimensions: d)
+        }
+    }
+
+    /// Bounds the diagonal of the row-major 6×6 covariance at `p` (pinned coordinates to zero).
+    @inline(__always)
+    private static func clampVariances(_ p: UnsafeMutablePointer<Double>, dimensions: Int) {
         for i in 0..<6 {
             let free = (i % 3) < dimensions
             let v = p[i * 6 + i]

@@ -57,10 +57,17 @@ struct TagTrack: Sendable {
     }
 
     /// Number of distinct anchors heard since `since`.
-    func anchorsHeard(since: Nanoseconds) -> Int {
-        var n = 0
-        for t in lastHeard where t >= since { n += 1 }
-        return n
+    func anchorsHeard(since: Nanoseconds) -> Int { Self.anchorsHeard(lastHeard, since: since) }
+
+    /// `anchorsHeard(since:)` of a track's `lastHeard`: static, so that a caller holding the track
+    /// `inout` passes the array (a reference) rather than a copy of the whole track.
+    @inline(__always)
+    static func anchorsHeard(_ lastHeard: [Nanoseconds], since: Nanoseconds) -> Int {
+        lastHeard.withUnsafeBufferPointer { heard in
+            var n = 0
+            for t in heard where t >= since { n += 1 }
+            return n
+        }
     }
 
     /// True while some anchor's session with the tag is live or suspended (not ended).

@@ -1,0 +1,74 @@
+internal import Numerics
+
+extension TrackerContext {
+    /// `update(_:with:)` with observation `i` of a line: a range is applied without building its
+    /// `Observation` (the same arithmetic), an angle through it.
+    @inline(__always)
+    func update(_ track: inout TagTrack, with line: LineObservations, _ i: Int) {
+        let o = line.item(i)
+        guard o.kind == .range else { return update(&track, with: line[i]) }
+        guard let inn = track.filter?.rangeInnovation(value: o.value, std: o.std, anchor: line.anchorPosition) else {
+            return
+        }
+        update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: o.value, std: o.std,
+               removedBias: o.removedBias)
+    }
+
+    /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
+    /// than predicted (NLOS), never a hard gate that could lock the filter out (a run of rejections
+    /// triggers re-initialisation instead).
+    func update(_ track: inout TagTrack, with o: Observation) {
+        guard let inn = track.innovation(o) else { return }
+        update(&track, innovation: inn, kind: o.kind, anchor: o.anchor, value: o.value, std: o.std,
+               removedBias: o.removedBias)
+    }
+
+    /// The robust update with an observation's innovation (see `update(_:with:)`).
+    @inline(__always)
+    private func update(_ track: inout TagTrack, innovation inn: (residual: Double, variance: Double, gradient: Vec3),
+                        kind: Observation.Kind, anchor: Int, value: Double, std: Double, removedBias: Double) {
+        // NLOS, in two parts. The pair's hypotheses (`PairNLOS`: line of sight or blocked, with the
+        // blocked path's excess) shift the residual by the expected excess and add its uncertainty;
+        // they remember a blockage for as long as it lasts. The pair's running excess (an EWMA of its
+        // innovations, ranges persistently longer than predicted) adds `nlosVarianceScale` × its
+        // square at once, before the hypotheses are sure; it fades within a few lines. The hypotheses
+        // see the innovation variance scaled by the running NIS (when above 1): ranges noisier than
+        // their σ must not pass for blocked paths, whose shift alone would bias a tag at rest.
+        var residual = inn.residual
+        var nlosVariance = 0.0, excessVariance = 0.0
+        // The pair's running excess before this range (it is taught the range below).
+        let excess = kind == .range ? Double(track.excess[anchor]) : 0
+        if kind == .range {
+            let c = track.nlos[anchor].observe(inn.residual, variance: inn.variance * max(1, track.nis),
+                                                 interval: track.pairInterval, parameters: nlosParameters)
+            residual -= c.shift
+            if excess > 0 { excessVariance = config.nlosVarianceScale * excess * excess }
+            nlosVariance = c.variance + excessVariance
+        }
+        // The running excess's variance is part of the measurement model, so the running NIS, which
+        // tests the motion model (a stationary hint is overridden while it is high), normalises by it
+        // too: a range that is long because its path is blocked says nothing about whether the tag
+        // moves. The hypotheses' correction is left out of it, so that ranges noisier than their σ
+        // still raise it (and with it the reported covariance).
+        let e = abs(inn.residual) / inn.variance.squareRoot()
+        let en = abs(residual) / (inn.variance + nlosVariance).squareRoot()
+        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + excessVariance), 100) - track.nis)
+        track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
+        track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
+        track.updatesSinceInit += 1
+        if e > config.rejectK {
+            track.rejectRun += 1
+            return
+        }
+        track.rejectRun = 0
+        var r = std * std
+        if kind == .range {
+            r += nlosVariance
+            track.excess[anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[anchor])
+            if excess < 2 * std { track.ranges[anchor] = Float(value + removedBias) }
+        }
+        let k = (kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
+        if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }
+        track.filter!.update(residual: residual, gradient: inn.gradient, measurementVariance: r)
+    }
+}
