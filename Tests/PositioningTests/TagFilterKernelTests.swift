@@ -20,7 +20,7 @@ private struct ReferenceFilter {
         for k in 0..<d { x[k] += dt * x[k + 3] }
         for r in 0..<d {
             for c in 0..<d {
-                let b = p[r * 6 + c + 3], bt = p[(c + 3) * 6 + r], cc = p[(r + 3) * 6 + c + 3]
+                let b = p[r * 6 + c + 3], bt = p[(r + 3) * 6 + c], cc = p[(r + 3) * 6 + c + 3]
                 p[r * 6 + c] += dt * (b + bt) + dt * dt * cc
             }
         }
@@ -131,5 +131,58 @@ private struct ReferenceFilter {
                 }
             }
         }
+    }
+
+    /// The prediction is the constant-velocity model's `F·P·Fᵀ + Q`, computed here by plain 6×6
+    /// products, and stays symmetric. The covariance comes from range updates, so its position–velocity
+    /// block is not symmetric (cov(xᵢ, vⱼ) ≠ cov(xⱼ, vᵢ)); the kernels once added cov(xᵢ, vⱼ) twice
+    /// instead of cov(xᵢ, vⱼ) + cov(xⱼ, vᵢ), which only such a covariance shows.
+    @Test func predictIsFPFtPlusQAndSymmetric() {
+        var rng = SeededRandom(seed: 77)
+        var worstBlockAsymmetry = 0.0
+        for d in [2, 3] {
+            for run in 0..<20 {
+                let start = Vec3(rng.nextUniform(0, 40), rng.nextUniform(0, 30), rng.nextUniform(0, 3))
+                var f = TagFilter(position: start, covariance: d == 3 ? [1, 0, 0, 0, 1, 0, 0, 0, 1] : [1, 0, 0, 1],
+                                  dimensions: d, velocityStd: 1, time: 0)
+                var t: Nanoseconds = 0
+                for _ in 0..<12 {
+                    t += Nanoseconds(rng.nextUniform(0.05, 0.3) * 1e9)
+                    f.predict(to: t, accelerationNoise: 1)
+                    let anchor = Vec3(rng.nextUniform(0, 40), rng.nextUniform(0, 30), rng.nextUniform(2, 8))
+                    let value = (f.position - anchor).norm + rng.nextGaussian(mean: 0, std: 0.1)
+                    guard let inn = f.rangeInnovation(value: value, std: 0.1, anchor: anchor) else { continue }
+                    f.update(residual: inn.residual, gradient: inn.gradient, measurementVariance: 0.01)
+                }
+                let p = (0..<36).map { f.p[$0] }
+                for r in 0..<d { for c in 0..<d where r != c {
+                    worstBlockAsymmetry = max(worstBlockAsymmetry, abs(p[r * 6 + c + 3] - p[c * 6 + r + 3]))
+                } }
+                let step = Nanoseconds(rng.nextUniform(0.05, 0.5) * 1e9)
+                let dt = Double(step) * 1e-9, q = rng.nextUniform(0.1, 3)   // the filter's own dt
+                // F = [I dt·I; 0 I] on the free coordinates; Q the white-acceleration block per axis.
+                var fm = [Double](repeating: 0, count: 36)
+                for i in 0..<6 { fm[i * 6 + i] = 1 }
+                for k in 0..<d { fm[k * 6 + k + 3] = dt }
+                var fp = [Double](repeating: 0, count: 36), expected = [Double](repeating: 0, count: 36)
+                for i in 0..<6 { for j in 0..<6 { for k in 0..<6 { fp[i * 6 + j] += fm[i * 6 + k] * p[k * 6 + j] } } }
+                for i in 0..<6 { for j in 0..<6 { for k in 0..<6 { expected[i * 6 + j] += fp[i * 6 + k] * fm[j * 6 + k] } } }
+                for k in 0..<d {
+                    expected[k * 6 + k] += q * dt * dt * dt / 3
+                    expected[k * 6 + k + 3] += q * dt * dt / 2
+                    expected[(k + 3) * 6 + k] += q * dt * dt / 2
+                    expected[(k + 3) * 6 + k + 3] += q * dt
+                }
+                f.predict(to: t + step, accelerationNoise: q)
+                for i in 0..<6 {
+                    for j in 0..<6 {
+                        #expect(abs(f.p[i * 6 + j] - expected[i * 6 + j]) <= 1e-12 * max(1, abs(expected[i * 6 + j])),
+                                "d \(d) run \(run): P[\(i)][\(j)] \(f.p[i * 6 + j]) against \(expected[i * 6 + j])")
+                        #expect(f.p[i * 6 + j] == f.p[j * 6 + i], "d \(d) run \(run): P not symmetric at \(i), \(j)")
+                    }
+                }
+            }
+        }
+        #expect(worstBlockAsymmetry > 1e-3, "the test needs covariances whose position–velocity block is not symmetric")
     }
 }

@@ -13,13 +13,13 @@ extension TagFilter {
             x[1] += dt * x[4]
             x[2] += dt * x[5]
             p[0] += dt * (p[3] + p[18]) + dt * dt * p[21]
-            p[1] += dt * (p[4] + p[24]) + dt * dt * p[22]
-            p[2] += dt * (p[5] + p[30]) + dt * dt * p[23]
-            p[6] += dt * (p[9] + p[19]) + dt * dt * p[27]
+            p[1] += dt * (p[4] + p[9]) + dt * dt * p[22]
+            p[2] += dt * (p[5] + p[15]) + dt * dt * p[23]
+            p[6] += dt * (p[9] + p[4]) + dt * dt * p[27]
             p[7] += dt * (p[10] + p[25]) + dt * dt * p[28]
-            p[8] += dt * (p[11] + p[31]) + dt * dt * p[29]
-            p[12] += dt * (p[15] + p[20]) + dt * dt * p[33]
-            p[13] += dt * (p[16] + p[26]) + dt * dt * p[34]
+            p[8] += dt * (p[11] + p[16]) + dt * dt * p[29]
+            p[12] += dt * (p[15] + p[5]) + dt * dt * p[33]
+            p[13] += dt * (p[16] + p[11]) + dt * dt * p[34]
             p[14] += dt * (p[17] + p[32]) + dt * dt * p[35]
             do { let v = p[3] + dt * p[21]; p[3] = v; p[18] = v }
             do { let v = p[4] + dt * p[22]; p[4] = v; p[24] = v }
@@ -37,8 +37,8 @@ extension TagFilter {
             x[0] += dt * x[3]
             x[1] += dt * x[4]
             p[0] += dt * (p[3] + p[18]) + dt * dt * p[21]
-            p[1] += dt * (p[4] + p[24]) + dt * dt * p[22]
-            p[6] += dt * (p[9] + p[19]) + dt * dt * p[27]
+            p[1] += dt * (p[4] + p[9]) + dt * dt * p[22]
+            p[6] += dt * (p[9] + p[4]) + dt * dt * p[27]
             p[7] += dt * (p[10] + p[25]) + dt * dt * p[28]
             do { let v = p[3] + dt * p[21]; p[3] = v; p[18] = v }
             do { let v = p[4] + dt * p[22]; p[4] = v; p[24] = v }
