@@ -4,7 +4,8 @@
 // byte 1 seeds the chunk sizes (1…64 bytes), the rest is the stream. The stream is split twice, in one
 // piece and in chunks, and both must give the same lines; each line then goes through
 // `Pipeline.process` exactly as `ServiceLoop.ingest` sends it (receive time for lines without one),
-// and every output is encoded. A decoded line must also parse with the general `ParsedLine` parser.
+// and every output is encoded. An applied line must also parse with the general `ParsedLine` parser,
+// and decode to the same event without the pipeline's id cache.
 import Pipeline
 import Positioning
 import Wire
@@ -42,13 +43,16 @@ public func fuzzIngestLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var encoded: [UInt8] = []
     func handle(_ piece: SplitLine) {
         got.append(Piece(piece))
-        let result = pipeline.process(piece, timestamps: .defaultTo(receiveTime), maxLineLength: maxLineLength) {
-            OutputEncoder.append($0, to: &encoded)
-        }
-        if case .success(_?) = result, case .line(_, let bytes) = piece {
+        var applied: Event?
+        pipeline.process(piece, timestamps: .defaultTo(receiveTime), maxLineLength: maxLineLength,
+                         emit: { OutputEncoder.append($0, to: &encoded) }, applied: { applied = $0 })
+        if let applied, case .line(let number, let bytes) = piece {
             guard (try? ParsedLine.parse(bytes)) != nil else {
                 fatalError("the ingest decoder accepted a line that ParsedLine refuses")
             }
+            // The pipeline decodes through its IdCache; a decoder without one must give the same event.
+            let fresh = try? IngestDecoder().decode(bytes, lineNumber: number, timestamps: .defaultTo(receiveTime))
+            guard fresh == applied else { fatalError("the id cache changed an event") }
         }
         if encoded.count > 1 << 20 { encoded.removeAll(keepingCapacity: true) }
     }
