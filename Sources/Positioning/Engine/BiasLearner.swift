@@ -199,9 +199,8 @@ public struct BiasLearner: Sendable, Equatable {
     mutating func solve() {
         roundsSinceSolve = 0
         var a = info
-        var b = vec
         for i in 0..<n { a[i * n + i] += prior }
-        guard let x = Cholesky.solve(a, b, n: n) else { return }
+        guard let x = Cholesky.solve(a, vec, n: n) else { return }
         // The omnibus test first: is there any bias at all? Under "no anchor has a bias", v has
         // covariance `info` and vᵀ·info⁺·v is χ² with rank(info) degrees of freedom. The statistic used,
         // xᵀ·v = vᵀ·(info + prior)⁻¹·v, is a little smaller, and the degrees of freedom counted (the
@@ -222,7 +221,6 @@ public struct BiasLearner: Sendable, Equatable {
         let f = pow(forgetting, 8)
         info.withUnsafeMutableBufferPointer { info in for i in info.indices { info[i] *= f } }
         vec.withUnsafeMutableBufferPointer { vec in for i in vec.indices { vec[i] *= f } }
-        b.removeAll()
     }
 }
 
