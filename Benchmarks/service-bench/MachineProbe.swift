@@ -32,9 +32,7 @@ final class MachineProbe: @unchecked Sendable {
     /// Nanoseconds taken by `n` dependent multiply-adds.
     private static func time(_ n: Int) -> Int64 {
         let start = ServiceClock.monotonicNow()
-        var x = 1.0
-        for _ in 0..<n { x = x * 1.000_000_1 + 1e-9 }
-        if x == 0 { print(x) }   // keeps the loop
+        multiplyAdds(n, seed: 1)
         return ServiceClock.monotonicNow() - start
     }
 
@@ -59,4 +57,11 @@ final class MachineProbe: @unchecked Sendable {
         return String(format: "machine probe: %.1f %% of %d work units took ≥ 2× their median (%.2f ms), worst %.1f×",
                       100 * Double(slowed) / Double(s.count), s.count, median / 1e6, worst)
     }
+}
+
+/// `n` dependent multiply-adds: the fixed work of the machine probe and of `NullRelay`.
+func multiplyAdds(_ n: Int, seed: Int) {
+    var x = Double(seed)
+    for _ in 0..<n { x = x * 1.000_000_1 + 1e-9 }
+    if x == 0 { print(x) }   // keeps the loop
 }

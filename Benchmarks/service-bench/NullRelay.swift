@@ -31,18 +31,11 @@ final class NullRelay: @unchecked Sendable {
         var best = Double.infinity
         for _ in 0..<5 {
             let start = ServiceClock.monotonicNow()
-            work(1_000_000, seed: 1)
+            multiplyAdds(1_000_000, seed: 1)
             best = min(best, Double(ServiceClock.monotonicNow() - start) / 1e6)
         }
         return best
     }()
-
-    /// `n` dependent multiply-adds.
-    static func work(_ n: Int, seed: Int) {
-        var x = Double(seed)
-        for _ in 0..<n { x = x * 1.000_000_1 + 1e-9 }
-        if x == 0 { print(x) }   // keeps the loop
-    }
 
     init(workPerLine: Int = 0) throws {
         self.workPerLine = workPerLine
@@ -93,7 +86,7 @@ final class NullRelay: @unchecked Sendable {
                 splitter.feed(UnsafeRawBufferPointer(rebasing: raw[0..<n])) { piece in
                     guard case .line(_, let bytes) = piece else { return }
                     count += 1
-                    if workPerLine > 0 { Self.work(workPerLine, seed: count) }
+                    if workPerLine > 0 { multiplyAdds(workPerLine, seed: count) }
                     guard count % 10 == 0, let space = bytes.lastIndex(of: 32) else { return }
                     output += prefix
                     output += bytes[(space + 1)...]
