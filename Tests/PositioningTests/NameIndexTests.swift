@@ -39,6 +39,36 @@ import Testing
         #expect(index.number(of: "absent") == nil)
     }
 
+    /// The hash reads every byte of names of every length (the short paths read overlapping words, or
+    /// the first, middle and last bytes): changing any one byte changes it. It depends on the bytes
+    /// only, not on how the String is stored (small, or native on the heap).
+    @Test func hashReadsEveryByteAndOnlyTheBytes() {
+        for length in 1...24 {
+            let base = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            let h = base.withUnsafeBytes { NameIndex.hash($0) }
+            for k in 0..<length {
+                var changed = base
+                changed[k] ^= 0x01
+                #expect(changed.withUnsafeBytes { NameIndex.hash($0) } != h, "length \(length), byte \(k)")
+            }
+            let small = String(decoding: base, as: UTF8.self)
+            var native = String(repeating: "x", count: 32)   // a heap String, then shortened in place
+            native.removeAll(keepingCapacity: true)
+            native.append(small)
+            #expect(NameIndex.hash(small) == NameIndex.hash(native))
+            #expect(NameIndex.hash(small) == Int(truncatingIfNeeded: h))
+        }
+    }
+
+    /// Tag ids that differ in one digit spread over the table: of 2,000 names in a table of 4,096
+    /// slots, most sit in their home slot (a poor hash would pile them into runs).
+    @Test func sequentialIdsSpreadOverTheTable() {
+        let names = (0..<2000).map { "T" + String(String($0 + 10_000).dropFirst()) }
+        var homes = Set<Int>()
+        for name in names { homes.insert(NameIndex.hash(name) & 4095) }
+        #expect(homes.count > 1500)   // uniform hashing gives about 1,580 distinct slots
+    }
+
     @Test func duplicateNamesKeepTheirFirstNumber() {
         let index = NameIndex(["A1", "A2", "A1", "A3"])
         #expect(index.names == ["A1", "A2", "A3"])

@@ -2,14 +2,16 @@
 ///
 /// The engine looks up an anchor and a tag for every ranging line. `Dictionary<String, Int>` hashes
 /// with SipHash, which costs a few hundred instructions per lookup; this table hashes the UTF-8 bytes
-/// with FNV-1a and probes linearly (load ≤ 1/2), then confirms with `==`, which for the short ids
-/// of a line (small strings) compares two words. Removal moves the last name into the freed number,
+/// from loads and multiplications and probes linearly (load ≤ 1/2). Each slot keeps the name's hash
+/// beside its number, so a probe that meets another name is passed over without comparing Strings (a
+/// call into the runtime when their bits differ); `==` confirms the one whose hash matches. Removal moves the last name into the freed number,
 /// so the numbers stay dense and can index arrays.
 struct NameIndex: Sendable {
     /// The names by number.
     private(set) var names: [String] = []
-    /// Open-addressing table of numbers (-1: empty); its size is a power of two.
-    private var table = [Int32](repeating: -1, count: 8)
+    /// Open-addressing table of slots, its size a power of two: 0 when empty, else the name's 32-bit
+    /// hash in the high half and its number + 1 in the low half.
+    private var table = [UInt64](repeating: 0, count: 8)
 
     init() {}
 
@@ -24,11 +26,16 @@ struct NameIndex: Sendable {
     @inline(__always)
     func number(of name: String) -> Int? {
         let mask = table.count - 1
-        var i = Self.hash(name) & mask
+        let h = Self.hash(name)
+        let high = UInt64(truncatingIfNeeded: h) << 32
+        var i = h & mask
         while true {
-            let n = Int(table[i])
-            if n < 0 { return nil }
-            if names[n] == name { return n }
+            let slot = table[i]
+            if slot == 0 { return nil }
+            if slot & Self.hashBits == high {
+                let n = Int(truncatingIfNeeded: slot & Self.numberBits) &- 1
+                if names[n] == name { return n }
+            }
             i = (i + 1) & mask
         }
     }
@@ -63,34 +70,65 @@ struct NameIndex: Sendable {
 
     // MARK: table
 
-    /// FNV-1a over the UTF-8 bytes, with a final multiply so that the low bits mix well.
+    /// A multiplicative hash of the UTF-8 bytes (see `hash(_:)` of bytes), with a final fold so that every
+    /// byte reaches the bits the table uses. The names' numbers do not depend
+    /// on it: it only places them in the table.
     @inline(__always)
     static func hash(_ name: String) -> Int {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        let done: Void? = name.utf8.withContiguousStorageIfAvailable { bytes in
-            for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        if let h = name.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) {
+            return Int(truncatingIfNeeded: h)
         }
-        if done == nil { for b in name.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 } }
-        return Int(truncatingIfNeeded: (h &* 0x9e37_79b9_7f4a_7c15) >> 32)
+        return Int(truncatingIfNeeded: Array(name.utf8).withUnsafeBytes { hash($0) })
     }
+
+    /// The hash of `bytes`, from loads only: up to 8 bytes are read as two overlapping 4-byte words (or,
+    /// below 4, the first, middle and last bytes), which together with the length determine them all;
+    /// longer names a word at a time, the last word overlapping. Each word is xored into the state and
+    /// multiplied by an odd constant; the length seeds the state.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let m: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let n = bytes.count
+        var h = UInt64(truncatingIfNeeded: n) &* m
+        if n >= 4 && n <= 8 {
+            let first = UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            let last = UInt64(bytes.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+            h = (h ^ (first | last << 32)) &* m
+        } else if n > 8 {
+            var i = 0
+            while i &+ 8 < n {
+                h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* m
+                i &+= 8
+            }
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)) &* m
+        } else if n > 0 {
+            let w = UInt64(bytes[0]) | UInt64(bytes[n >> 1]) << 8 | UInt64(bytes[n &- 1]) << 16
+            h = (h ^ w) &* m
+        }
+        // Fold the high half down and mix again: the table takes low bits of the high half.
+        return ((h ^ (h >> 32)) &* m) >> 32
+    }
+
+    private static let hashBits: UInt64 = 0xFFFF_FFFF_0000_0000, numberBits: UInt64 = 0xFFFF_FFFF
 
     /// Puts number `n` (whose name is `names[n]`) into the table.
     private mutating func place(_ n: Int) {
         let mask = table.count - 1
-        var i = Self.hash(names[n]) & mask
-        while table[i] >= 0 { i = (i + 1) & mask }
-        table[i] = Int32(n)
+        let h = Self.hash(names[n])
+        var i = h & mask
+        while table[i] != 0 { i = (i + 1) & mask }
+        table[i] = UInt64(truncatingIfNeeded: h) << 32 | UInt64(n + 1)
     }
 
     /// Takes number `n` out of the table, shifting later entries of its probe run back (no tombstones).
     private mutating func unplace(_ n: Int) {
         let mask = table.count - 1
         var i = Self.hash(names[n]) & mask
-        while Int(table[i]) != n { i = (i + 1) & mask }
+        while Int(truncatingIfNeeded: table[i] & Self.numberBits) != n + 1 { i = (i + 1) & mask }
         var hole = i
         var j = (i + 1) & mask
-        while table[j] >= 0 {
-            let home = Self.hash(names[Int(table[j])]) & mask
+        while table[j] != 0 {
+            let home = Int(truncatingIfNeeded: table[j] >> 32) & mask
             // The entry at j may move into the hole when its home is not in the cyclic range (hole, j].
             let inRange = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j)
             if !inRange {
@@ -99,11 +137,11 @@ struct NameIndex: Sendable {
             }
             j = (j + 1) & mask
         }
-        table[hole] = -1
+        table[hole] = 0
     }
 
     private mutating func rehash(capacity: Int) {
-        table = [Int32](repeating: -1, count: capacity)
+        table = [UInt64](repeating: 0, count: capacity)
         for n in names.indices { place(n) }
     }
 }

@@ -12,11 +12,15 @@ extension TrackerContext {
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
         guard (p - track.lastBiasPosition).norm >= config.biasRoundDistance else { return }
+        // Biases are learned only from tags heard by more anchors than the position needs (redundant
+        // within `anchorWindow`). The same pass over the anchors finds the ones the round would use.
+        let d = site.dimensions
+        let (heard, mask) = anchorCensus(lastHeard: track.lastHeard, ranges: track.ranges,
+                                         window: time - anchorWindow, since: since)
+        guard heard >= d + 2 else { return }
         // Most candidate rounds fail the geometry test, so it runs first, without allocating: the
         // rows are built only for a round that will teach. A tag that failed it near here, with the
         // same anchors, fails it again (see `GeometryFailure`) and is not tested.
-        let d = site.dimensions
-        let mask = eligibleAnchors(lastHeard: track.lastHeard, ranges: track.ranges, since: since)
         if let failure = track.geometryFailure, let mask, failure.holds(at: p, anchors: mask) { return }
         var geometry = GeometryMatrix()
         var count = 0
@@ -53,7 +57,7 @@ extension TrackerContext {
         track.lastBiasRound = time
         track.lastBiasPosition = p
         learner.learn(rows, dimensions: d)
-        for a in anchorPositions.indices { track.ranges[a] = .nan }
+        track.ranges.withUnsafeMutableBufferPointer { r in for a in r.indices { r[a] = .nan } }
     }
 
     /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
@@ -69,7 +73,7 @@ extension TrackerContext {
     }
 
     /// Calls `body` with each anchor a bias round would use (heard since `since`, with a range not yet
-    /// taught), in ascending order: from the bits of `mask` (`eligibleAnchors`) when there is one,
+    /// taught), in ascending order: from the bits of `mask` (`anchorCensus`) when there is one,
     /// which names exactly those anchors, else by testing every anchor.
     @inline(__always)
     private func forEachEligible(_ mask: UInt64?, lastHeard: [Nanoseconds], ranges: [Float], since: Nanoseconds,
@@ -84,17 +88,27 @@ extension TrackerContext {
         }
     }
 
-    /// The anchors a bias round would use (heard since `since`, with a range not yet taught) as bits of
-    /// a mask, or nil on a site of more than 64 anchors.
+    /// In one pass over the anchors: how many were heard since `window`, and the anchors a bias round
+    /// would use (heard since `since`, with a range not yet taught) as bits of a mask, nil on a site of
+    /// more than 64 anchors.
     @inline(__always)
-    private func eligibleAnchors(lastHeard: [Nanoseconds], ranges: [Float], since: Nanoseconds) -> UInt64? {
+    private func anchorCensus(lastHeard: [Nanoseconds], ranges: [Float], window: Nanoseconds, since: Nanoseconds)
+        -> (heard: Int, eligible: UInt64?) {
         let n = anchorPositions.count
-        guard n <= 64, lastHeard.count >= n, ranges.count >= n else { return nil }
+        guard n <= 64, lastHeard.count >= n, ranges.count >= n else {
+            return (TagTrack.anchorsHeard(lastHeard, since: window), nil)
+        }
         return lastHeard.withUnsafeBufferPointer { heard in
             ranges.withUnsafeBufferPointer { ranges in
+                var count = 0
                 var mask: UInt64 = 0
-                for a in 0..<n where heard[a] >= since && !ranges[a].isNaN { mask |= 1 << UInt64(a) }
-                return mask
+                for a in 0..<n {
+                    let t = heard[a]
+                    if t >= window { count &+= 1 }
+                    // `r == r` is `!r.isNaN` in one comparison (`isNaN` tests the bits).
+                    if t >= since, ranges[a] == ranges[a] { mask |= 1 << UInt64(a) }
+                }
+                return (count, mask)
             }
         }
     }

@@ -56,19 +56,16 @@ extension TrackerContext {
         if track.filter == nil {
             initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
         } else {
-            let placed = track.filter!.cov(0, 0) + track.filter!.cov(1, 1) + track.filter!.cov(2, 2)
-                < config.biasMaxPositionStd * config.biasMaxPositionStd
-            let window = r.time - anchorWindow
-            let redundant = TagTrack.anchorsHeard(track.lastHeard, since: window) >= site.dimensions + 2
+            let placed = track.filter!.positionTrace() < config.biasMaxPositionStd * config.biasMaxPositionStd
             let held = predict(&track, to: r.time)
             if smoother == nil {
-                applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, redundant: redundant,
-                          learner: &learner, smoother: &smoother)
+                applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learner: &learner,
+                          smoother: &smoother)
             } else {
                 // The prior is copied only for the smoother: a `TagFilter` is 352 bytes (a `memcpy`).
                 let prior = track.filter!
-                if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed,
-                             redundant: redundant, learner: &learner, smoother: &smoother) {
+                if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learner: &learner,
+                             smoother: &smoother) {
                     smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
                 }
             }
@@ -80,10 +77,10 @@ extension TrackerContext {
     /// and re-places the tag when the filter diverged. Returns true when the filter was kept.
     @discardableResult
     func applyLine(_ observations: LineObservations, to track: inout TagTrack, time: Nanoseconds, tag: String,
-                   placed: Bool, redundant: Bool, learner: inout BiasLearner,
+                   placed: Bool, learner: inout BiasLearner,
                    smoother: inout TrajectorySmoother?) -> Bool {
         for i in 0..<observations.count { update(&track, with: observations, i) }
-        if placed && redundant { teachBiases(&track, time: time, learner: &learner) }
+        if placed { teachBiases(&track, time: time, learner: &learner) }
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
                 && track.updatesSinceInit >= 2 * RecentObservations.capacity)
@@ -199,11 +196,13 @@ extension TrackerContext {
     /// Propagates the tag's filter to `t` with its motion model; returns true when a stationary hint
     /// held the velocity at zero.
     func predict(_ track: inout TagTrack, to t: Nanoseconds) -> Bool {
-        guard track.filter != nil else { return false }
         let stationary = track.motion == .stationary && track.nis < config.divergenceNIS / 2
-        track.filter!.predict(to: t, accelerationNoise: stationary ? config.stationaryAccelerationNoise
-                                                                   : config.movingAccelerationNoise)
-        if stationary { track.filter!.holdStill(velocityStd: 0.01) }
+        // Optional chaining reaches the filter in place, with one test of the optional each.
+        let predicted: Void? = track.filter?.predict(to: t, accelerationNoise: stationary
+                                                         ? config.stationaryAccelerationNoise
+                                                         : config.movingAccelerationNoise)
+        guard predicted != nil else { return false }
+        if stationary { track.filter?.holdStill(velocityStd: 0.01) }
         return stationary
     }
 

@@ -54,6 +54,10 @@ public struct TagFilter: Sendable {
                  time: time)
     }
 
+    /// The trace of the position covariance (m²). Mutating only so that a caller holding the filter
+    /// `inout` reads it in place; the state is not changed.
+    mutating func positionTrace() -> Double { p[0] + p[7] + p[14] }
+
     /// Element (r, c) of the covariance.
     @inlinable public func cov(_ r: Int, _ c: Int) -> Double { p[r * 6 + c] }
 
