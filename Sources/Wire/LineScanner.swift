@@ -1,3 +1,5 @@
+internal import CScan
+
 /// Receives the parts of a line as the scanner finds them, as spans of the line's bytes.
 protocol LineVisitor {
     mutating func tag(key: ByteSpan, value: ByteSpan)
@@ -17,9 +19,11 @@ enum ScanOutcome {
 enum LineScanner {
     /// Scans one line (a trailing `\n` and/or `\r` is tolerated). Leading spaces and tabs are skipped;
     /// blank lines and lines whose first non-blank byte is `#` give `.skip`.
+    /// - Parameter seriesFastPath: false to scan the measurement and tags with the general path only
+    ///   (the tests compare the two).
     @inline(__always)
-    static func scan<V: LineVisitor>(_ b: UnsafeRawBufferPointer, into visitor: inout V) throws(LineError)
-        -> ScanOutcome {
+    static func scan<V: LineVisitor>(_ b: UnsafeRawBufferPointer, into visitor: inout V,
+                                     seriesFastPath: Bool = true) throws(LineError) -> ScanOutcome {
         var end = b.count
         if end > 0, b[end - 1] == ASCII.lf { end -= 1 }
         if end > 0, b[end - 1] == ASCII.cr { end -= 1 }
@@ -27,22 +31,11 @@ enum LineScanner {
         while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
         if i == end || b[i] == ASCII.hash { return .skip }
 
-        let measurement = scanName(b, &i, end, .measurement)
-        if measurement.isEmpty { throw LineError("the line has no measurement name", column: i + 1) }
-        while i < end, b[i] == ASCII.comma {
-            i += 1
-            let key = scanName(b, &i, end, .key)
-            if key.isEmpty { throw LineError("empty tag key", column: i + 1) }
-            guard i < end, b[i] == ASCII.equals else {
-                throw LineError("tag '\(b.string(key))' has no '=value'", column: i + 1)
-            }
-            i += 1
-            let value = scanName(b, &i, end, .key)
-            if value.isEmpty { throw LineError("tag '\(b.string(key))' has an empty value", column: i + 1) }
-            if i < end, b[i] == ASCII.equals {
-                throw LineError("unescaped '=' in the value of tag '\(b.string(key))'", column: i + 1)
-            }
-            visitor.tag(key: key, value: value)
+        let measurement: ByteSpan
+        if seriesFastPath, let m = seriesKey(b, &i, end, &visitor) {
+            measurement = m
+        } else {
+            measurement = try generalSeriesKey(b, &i, end, &visitor)
         }
         while i < end, b[i] == ASCII.space { i += 1 }
         if i == end { throw LineError("the line has no fields", column: i + 1) }
@@ -95,6 +88,74 @@ enum LineScanner {
         while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
         if i < end { throw LineError("unexpected text after the timestamp", column: i + 1) }
         return .line(measurement: measurement, timestamp: timestamp)
+    }
+
+    /// The measurement name and tags, from `i` to the first unescaped space (left at `i`): each tag is
+    /// handed to the visitor. Throws the first error in them.
+    private static func generalSeriesKey<V: LineVisitor>(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int,
+                                                         _ visitor: inout V) throws(LineError) -> ByteSpan {
+        let measurement = scanName(b, &i, end, .measurement)
+        if measurement.isEmpty { throw LineError("the line has no measurement name", column: i + 1) }
+        while i < end, b[i] == ASCII.comma {
+            i += 1
+            let key = scanName(b, &i, end, .key)
+            if key.isEmpty { throw LineError("empty tag key", column: i + 1) }
+            guard i < end, b[i] == ASCII.equals else {
+                throw LineError("tag '\(b.string(key))' has no '=value'", column: i + 1)
+            }
+            i += 1
+            let value = scanName(b, &i, end, .key)
+            if value.isEmpty { throw LineError("tag '\(b.string(key))' has an empty value", column: i + 1) }
+            if i < end, b[i] == ASCII.equals {
+                throw LineError("unescaped '=' in the value of tag '\(b.string(key))'", column: i + 1)
+            }
+            visitor.tag(key: key, value: value)
+        }
+        return measurement
+    }
+
+    /// What `generalSeriesKey` finds on the usual line, from the positions of the separators in the
+    /// line's first 64 bytes (`sextant_separator_masks`, 16 bytes per compare) instead of byte by byte:
+    /// the measurement and its tags end at a space within them, with no backslash before it, and each
+    /// tag between two commas (or the last comma and the space) holds one `=` with text on both sides.
+    /// Nil, with nothing handed to the visitor, for any other line, which the general path then scans
+    /// (and refuses with its reason when it is wrong).
+    @inline(__always)
+    private static func seriesKey<V: LineVisitor>(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int,
+                                                  _ visitor: inout V) -> ByteSpan? {
+        let start = i
+        var comma: UInt64 = 0, equals: UInt64 = 0, space: UInt64 = 0, backslash: UInt64 = 0
+        sextant_separator_masks(b.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, Swift.min(64, end - start),
+                                &comma, &equals, &space, &backslash)
+        guard space != 0 else { return nil }
+        let keyEnd = space.trailingZeroBitCount   // ≤ 63
+        let before = (UInt64(1) << UInt64(keyEnd)) &- 1
+        guard backslash & before == 0 else { return nil }
+        let commas = comma & before
+        let nameEnd = commas == 0 ? keyEnd : commas.trailingZeroBitCount
+        guard nameEnd > 0 else { return nil }
+        // An `=` in the measurement name is part of it. After the name, commas and equals signs must
+        // alternate, comma first and equals last (one `=` per tag), none next to the one before it or
+        // to the space (no empty key or value): with `odd` the running parity of the separators met
+        // (a prefix XOR), every comma comes at an odd count and every `=` at an even one.
+        let tagEquals = equals & before & ~((UInt64(1) << UInt64(nameEnd)) &- 1)
+        var odd = commas | tagEquals
+        odd ^= odd << 1; odd ^= odd << 2; odd ^= odd << 4; odd ^= odd << 8; odd ^= odd << 16; odd ^= odd << 32
+        guard commas & ~odd == 0, tagEquals & odd == 0, commas.nonzeroBitCount == tagEquals.nonzeroBitCount,
+              tagEquals & (commas << 1) == 0, (commas | space & ~before) & (tagEquals << 1) == 0 else { return nil }
+        var equalsLeft = tagEquals
+        var rest = commas
+        while rest != 0 {
+            let c = rest.trailingZeroBitCount
+            rest &= rest &- 1
+            let q = equalsLeft.trailingZeroBitCount
+            equalsLeft &= equalsLeft &- 1
+            let stop = rest == 0 ? keyEnd : rest.trailingZeroBitCount
+            visitor.tag(key: ByteSpan(start: start &+ c &+ 1, end: start &+ q, escape: .none),
+                        value: ByteSpan(start: start &+ q &+ 1, end: start &+ stop, escape: .none))
+        }
+        i = start &+ keyEnd
+        return ByteSpan(start: start, end: start &+ nameEnd, escape: .none)
     }
 
     /// Scans a measurement name, tag key, tag value or field key up to the first unescaped separator
