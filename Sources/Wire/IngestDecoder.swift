@@ -103,7 +103,7 @@ public struct IngestDecoder: Sendable {
         // The name's word with its length in the top byte (unused by names of up to 7 bytes).
         let name = m.escape == .none && m.count <= 7 ? b.word(m) | UInt64(m.count) << 56 : 0
         if name == NameWord.ranging | 7 << 56 {
-            var ranging = try decodeRanging(f, &ids)
+            var ranging = try decodeRanging(&f, &ids)
             ranging.time = try time()
             body(.ranging(consume ranging))   // moved into the event, not copied and destroyed
         } else if name == NameWord.motion | 6 << 56 {
