@@ -64,6 +64,11 @@ public struct EngineConfig: Sendable, Equatable {
     public var biasRoundInterval: Double = 0.1
     /// ... and only after it has moved this far since its last round, metres.
     public var biasRoundDistance: Double = 0.25
+    /// A round that is due but refused (too few anchors, or a geometry that cannot tell biases from
+    /// position) is tried again at most this often, seconds: the anchors' fresh ranges arrive one
+    /// line at a time, and testing the round on every line of the tag cost more than the rest of
+    /// the bias learning.
+    public var biasRetryInterval: Double = 0.05
     /// A round teaches the biases only when its weakest position direction has at least this share of
     /// the mean geometric strength (see `SiteTracker.separatesBiasFromPosition`).
     public var biasMinGeometry: Double = 0.3

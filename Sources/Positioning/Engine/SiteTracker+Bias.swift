@@ -12,6 +12,10 @@ extension TrackerContext {
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
         guard (p - track.lastBiasPosition).norm >= config.biasRoundDistance else { return }
+        // A due round that was refused (see below) is tried again after `biasRetryInterval`, not on
+        // every line: the anchors' fresh ranges arrive a line at a time.
+        guard track.lastBiasAttempt == .min || time - track.lastBiasAttempt >= biasRetryInterval else { return }
+        track.lastBiasAttempt = time
         // Biases are learned only from tags heard by more anchors than the position needs (redundant
         // within `anchorWindow`). The same pass over the anchors finds the ones the round would use.
         let d = site.dimensions

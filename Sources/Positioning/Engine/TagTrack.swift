@@ -26,6 +26,9 @@ struct TagTrack: Sendable {
     var pairInterval: Double = 0
     /// When and where the tag last taught the bias learner.
     var lastBiasRound: Nanoseconds = .min
+    /// When a due round was last tried (taught or refused): a refused one is tried again after
+    /// `biasRetryInterval`.
+    var lastBiasAttempt: Nanoseconds = .min
     var lastBiasPosition = Vec3(.infinity, .infinity, .infinity)
     /// Where the tag last failed the bias round's geometry test, while that failure still decides.
     var geometryFailure: GeometryFailure?
