@@ -38,7 +38,9 @@ struct FeedQueue {
     @discardableResult
     mutating func dropOldest() -> Bool {
         guard count > 0 else { return false }
-        _ = takeOldest()
+        slots[head] = []
+        head = (head + 1) & (slots.count - 1)
+        count -= 1
         droppedSinceMarker += 1
         return true
     }
@@ -69,18 +71,32 @@ struct FeedQueue {
 
     /// Removes and returns the oldest line (the queue is not empty).
     private mutating func takeOldest() -> [UInt8] {
-        let line = slots[head]
-        slots[head] = []
+        var line: [UInt8] = []
+        swap(&line, &slots[head])
         head = (head + 1) & (slots.count - 1)
         count -= 1
         return line
     }
 
-    /// Doubles the ring (at least 16 slots), keeping the lines in order from slot 0.
+    /// Doubles the ring (at least 16 slots), the lines in order from slot 0. Called when full. The
+    /// lines are moved, not copied: a copy would retain every line and the old ring's release would
+    /// then touch every line again (65,536 of them, long out of cache, for a client that never reads).
     private mutating func grow() {
-        var bigger = [[UInt8]](repeating: [], count: max(16, slots.count * 2))
-        for i in 0..<count { bigger[i] = slots[(head + i) & (slots.count - 1)] }
-        slots = bigger
+        let old = slots.count, start = head
+        let bigger = max(16, old * 2)
+        let moved = slots.withUnsafeMutableBufferPointer { ring in
+            [[UInt8]](unsafeUninitializedCapacity: bigger) { buffer, initialized in
+                let base = buffer.baseAddress!
+                if let from = ring.baseAddress {
+                    base.moveInitialize(from: from + start, count: old - start)
+                    (base + old - start).moveInitialize(from: from, count: start)
+                    from.initialize(repeating: [], count: old)   // the old ring is left holding empty lines
+                }
+                (base + old).initialize(repeating: [], count: bigger - old)
+                initialized = bigger
+            }
+        }
+        slots = moved
         head = 0
     }
 }
