@@ -70,7 +70,6 @@ public struct Subscription: Sendable, Equatable {
     }
 }
 
-/// A subscription line that could not be read.
 extension Subscription.Kind {
     /// One bit per kind, for `FeedClient.wants`.
     var bit: UInt8 {
@@ -85,6 +84,7 @@ extension Subscription.Kind {
     static let allBits: UInt8 = 15
 }
 
+/// A subscription line that could not be read.
 public struct SubscriptionError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
