@@ -112,8 +112,13 @@ do {
     let host = try makeHost(sites: sites)
     let service = host.service
     let port = service.ingestPort
+    // The loop thread names itself once running: wait for the name, or the figure is silently missing.
+    var loopBefore = threadCPUSeconds(named: Service.loopThreadName)
+    for _ in 0..<200 where loopBefore == nil {
+        usleep(5_000)
+        loopBefore = threadCPUSeconds(named: Service.loopThreadName)
+    }
     let started = Date()
-    let loopBefore = threadCPUSeconds(named: Service.loopThreadName)
     DispatchQueue.concurrentPerform(iterations: 8) { i in
         guard let g = try? Socket.connect(host: "127.0.0.1", port: port) else { return }
         streams[i].bytes.withUnsafeBytes { raw in

@@ -31,8 +31,10 @@ final class Poller: @unchecked Sendable {
     private let wakeWrite: Int32
     /// The watched descriptors (to refuse a double registration, as `poll`'s table did).
     private var watched = Set<Int32>()
-    private var tokens = [UInt64](repeating: 0, count: Poller.batch)
-    private var bits = [UInt32](repeating: 0, count: Poller.batch)
+    /// The ready events of the last `wait`, filled by the kernel and read in place: allocated once, so
+    /// that a loop turn allocates nothing here (owned by the poller, freed in `deinit`).
+    private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.batch)
+    private let bits = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.batch)
 
     init() throws(SystemError) {
         epoll = try Syscall.retrying("epoll_create1") { epoll_create1(sextant_epoll_cloexec()) }
@@ -53,6 +55,8 @@ final class Poller: @unchecked Sendable {
         Syscall.close(epoll)
         Syscall.close(wakeRead)
         Syscall.close(wakeWrite)
+        tokens.deallocate()
+        bits.deallocate()
     }
 
     /// Number of watched descriptors, the wake-up pipe included.
@@ -91,26 +95,22 @@ final class Poller: @unchecked Sendable {
     /// registration (events: `readable`, `writable`, `hangup` bits). The body may register and remove
     /// descriptors. The wake-up pipe is drained and reported with `wakeToken`.
     func wait(timeoutMilliseconds: Int32, _ body: (UInt64, UInt32) -> Void) throws(SystemError) {
-        let n = tokens.withUnsafeMutableBufferPointer { t in
-            bits.withUnsafeMutableBufferPointer { b in
-                sextant_epoll_wait(epoll, t.baseAddress, b.baseAddress, Int32(Self.batch), timeoutMilliseconds)
-            }
-        }
+        let n = sextant_epoll_wait(epoll, tokens, bits, Int32(Self.batch), timeoutMilliseconds)
         if n < 0 {
             if errno == EINTR { return }
             throw SystemError("epoll_wait", code: errno)
         }
-        // Copied first: the body may close descriptors, and a later event of this batch for a closed
-        // connection is then ignored by its token.
-        let ready = (0..<Int(n)).map { (tokens[$0], bits[$0]) }
-        for (token, events) in ready {
+        // Read in place: the body may close descriptors, and a later event of this batch for a closed
+        // connection is then ignored by its token; nothing but the next `wait` writes these buffers.
+        for i in 0..<Int(n) {
+            let token = tokens[i]
             if token == Self.wakeToken { drainWake() }
-            body(token, events)
+            body(token, bits[i])
         }
     }
 
     private func drainWake() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while buffer.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, 64) }) > 0 {}
+        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        while withUnsafeMutableBytes(of: &buffer, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
     }
 }

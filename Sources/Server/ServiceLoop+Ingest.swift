@@ -120,7 +120,7 @@ extension ServiceLoop {
         guard !feedsForAnyTag.isEmpty || !feedsByTag.isEmpty else { return }
         var line: [UInt8]?
         func offer(_ c: FeedClient) {
-            guard c.subscription.matches(site: site, tag: tag, kind: kind) else { return }
+            guard c.wants(site: site, kind: kind) else { return }   // the tag: by the list it is in
             if line == nil {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(240)

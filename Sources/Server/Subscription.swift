@@ -70,6 +70,20 @@ public struct Subscription: Sendable, Equatable {
     }
 }
 
+extension Subscription.Kind {
+    /// One bit per kind, for `FeedClient.wants`.
+    var bit: UInt8 {
+        switch self {
+        case .position: 1
+        case .proximity: 2
+        case .removed: 4
+        case .zone: 8
+        }
+    }
+    /// Every kind's bit.
+    static let allBits: UInt8 = 15
+}
+
 /// A subscription line that could not be read.
 public struct SubscriptionError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
