@@ -73,16 +73,21 @@ public struct SiteTracker: Sendable {
     /// Applies one event of this site; outputs go to `emit` in order.
     /// - Throws: `EngineRejection` for unknown anchors or technologies; state is unchanged then.
     public mutating func handle(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
-        advance(to: event.time, emit: emit)
+        // The clock moves to the event's time first, in each case: one switch over the event (reading
+        // `event.time` first copied the 128-byte event once more).
         switch event {
         case .ranging(let r):
+            advance(to: r.time, emit: emit)
             try handleRanging(r, emit: emit)
         case .motion(_, let tag, let state, let t):
+            advance(to: t, emit: emit)
             try handleMotion(tag: tag, state: state, time: t)
         case .removed(_, let anchorID, let tag, let reason, let t):
+            advance(to: t, emit: emit)
             guard let a = site.anchorIndex[anchorID] else { throw .unknownAnchor(site: site.id, anchor: anchorID) }
             endPair(tag: tag, anchor: a, reason: reason, time: t, emit: emit)
         case .session(_, let anchorID, let tag, let state, let t):
+            advance(to: t, emit: emit)
             guard let a = site.anchorIndex[anchorID] else { throw .unknownAnchor(site: site.id, anchor: anchorID) }
             handleSession(anchor: a, tag: tag, state: state, time: t, emit: emit)
         }
