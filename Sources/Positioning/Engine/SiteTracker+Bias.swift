@@ -19,8 +19,7 @@ extension TrackerContext {
         // Biases are learned only from tags heard by more anchors than the position needs (redundant
         // within `anchorWindow`). The same pass over the anchors finds the ones the round would use.
         let d = site.dimensions
-        let (heard, mask) = anchorCensus(lastHeard: track.lastHeard, ranges: track.ranges,
-                                         window: time - anchorWindow, since: since)
+        let (heard, mask) = anchorCensus(track.anchors, window: time - anchorWindow, since: since)
         guard heard >= d + 2 else { return }
         // Most candidate rounds fail the geometry test, so it runs first, without allocating: the
         // rows are built only for a round that will teach. A tag that failed it near here, with the
@@ -29,7 +28,7 @@ extension TrackerContext {
         var geometry = GeometryMatrix()
         var count = 0
         var sensitivity = 0.0, nearest = Double.infinity
-        forEachEligible(mask, lastHeard: track.lastHeard, ranges: track.ranges, since: since) { a in
+        forEachEligible(mask, track.anchors, since: since) { a in
             guard let (g, n) = rangeGradient(at: p, anchor: a) else { return }
             geometry.add(g)
             count += 1
@@ -50,18 +49,18 @@ extension TrackerContext {
         track.geometryFailure = nil
         var rows: [BiasLearner.Row] = []
         rows.reserveCapacity(count)
-        let ranges = track.ranges
-        forEachEligible(mask, lastHeard: track.lastHeard, ranges: ranges, since: since) { a in
+        let anchors = track.anchors
+        forEachEligible(mask, anchors, since: since) { a in
             guard let (g, _) = rangeGradient(at: p, anchor: a) else { return }
             let std = anchorRangeStd[a]
             rows.append(BiasLearner.Row(slot: BiasLearner.slot(anchor: a, technology: anchorTechnology[a]),
-                                        y: Double(ranges[a]) - (p - anchorPositions[a]).norm, g: g,
+                                        y: Double(anchors[a].range) - (p - anchorPositions[a]).norm, g: g,
                                         w: 1 / (std * std)))
         }
         track.lastBiasRound = time
         track.lastBiasPosition = p
         learner.learn(rows, dimensions: d)
-        track.ranges.withUnsafeMutableBufferPointer { r in for a in r.indices { r[a] = .nan } }
+        track.anchors.withUnsafeMutableBufferPointer { anchors in for a in anchors.indices { anchors[a].range = .nan } }
     }
 
     /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
@@ -80,7 +79,7 @@ extension TrackerContext {
     /// taught), in ascending order: from the bits of `mask` (`anchorCensus`) when there is one,
     /// which names exactly those anchors, else by testing every anchor.
     @inline(__always)
-    private func forEachEligible(_ mask: UInt64?, lastHeard: [Nanoseconds], ranges: [Float], since: Nanoseconds,
+    private func forEachEligible(_ mask: UInt64?, _ anchors: [AnchorState], since: Nanoseconds,
                                  _ body: (Int) -> Void) {
         if var bits = mask {
             while bits != 0 {
@@ -88,7 +87,7 @@ extension TrackerContext {
                 bits &= bits &- 1
             }
         } else {
-            for a in anchorPositions.indices where lastHeard[a] >= since && !ranges[a].isNaN { body(a) }
+            for a in anchorPositions.indices where anchors[a].lastHeard >= since && !anchors[a].range.isNaN { body(a) }
         }
     }
 
@@ -96,24 +95,20 @@ extension TrackerContext {
     /// would use (heard since `since`, with a range not yet taught) as bits of a mask, nil on a site of
     /// more than 64 anchors.
     @inline(__always)
-    private func anchorCensus(lastHeard: [Nanoseconds], ranges: [Float], window: Nanoseconds, since: Nanoseconds)
+    private func anchorCensus(_ anchors: [AnchorState], window: Nanoseconds, since: Nanoseconds)
         -> (heard: Int, eligible: UInt64?) {
         let n = anchorPositions.count
-        guard n <= 64, lastHeard.count >= n, ranges.count >= n else {
-            return (TagTrack.anchorsHeard(lastHeard, since: window), nil)
-        }
-        return lastHeard.withUnsafeBufferPointer { heard in
-            ranges.withUnsafeBufferPointer { ranges in
-                var count = 0
-                var mask: UInt64 = 0
-                for a in 0..<n {
-                    let t = heard[a]
-                    if t >= window { count &+= 1 }
-                    // `r == r` is `!r.isNaN` in one comparison (`isNaN` tests the bits).
-                    if t >= since, ranges[a] == ranges[a] { mask |= 1 << UInt64(a) }
-                }
-                return (count, mask)
+        guard n <= 64, anchors.count >= n else { return (TagTrack.anchorsHeard(anchors, since: window), nil) }
+        return anchors.withUnsafeBufferPointer { anchors in
+            var count = 0
+            var mask: UInt64 = 0
+            for a in 0..<n {
+                let t = anchors[a].lastHeard, r = anchors[a].range
+                if t >= window { count &+= 1 }
+                // `r == r` is `!r.isNaN` in one comparison (`isNaN` tests the bits).
+                if t >= since, r == r { mask |= 1 << UInt64(a) }
             }
+            return (count, mask)
         }
     }
 

@@ -41,7 +41,7 @@ extension TrackerContext {
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
-        let previous = track.lastHeard[a]
+        let previous = track.anchors[a].lastHeard
         track.pairInterval = previous == .min ? 0 : max(0, Double(r.time - previous) * 1e-9)
         if previous != .min, config.correlationTime > 0 {
             let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
@@ -49,8 +49,8 @@ extension TrackerContext {
             observations.scaleStd(by: inflation)
         }
         track.lastSeen = max(track.lastSeen, r.time)
-        track.lastHeard[a] = r.time
-        track.pairs[a] = .active
+        track.anchors[a].lastHeard = r.time
+        track.anchors[a].session = .active
         for i in 0..<observations.count { track.recent.append(observations, i) }
 
         if track.filter == nil {
@@ -215,7 +215,7 @@ extension TrackerContext {
         guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
         if track.filter != nil {
             track.lastOutput = r.time
-            let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, lastHeard: track.lastHeard,
+            let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
                                         filter: track.filter!.reported())
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
@@ -233,12 +233,12 @@ extension TrackerContext {
 
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter) -> PositionEstimate {
         var f = f
-        return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, lastHeard: track.lastHeard,
+        return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
                             filter: f.reported())
     }
 
     /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
-    func makeEstimate(tag: String, nis: Double, motion: MotionState, lastHeard: [Nanoseconds],
+    func makeEstimate(tag: String, nis: Double, motion: MotionState, anchors: [AnchorState],
                       filter f: TagFilter.Reported) -> PositionEstimate {
         let since = f.time - anchorWindow
         let three = site.dimensions == 3
@@ -250,7 +250,7 @@ extension TrackerContext {
             site: site.id, tag: tag, position: f.position, velocity: f.velocity,
             covXX: s * f.xx, covXY: s * f.xy, covYY: s * f.yy,
             covXZ: three ? s * f.xz : 0, covYZ: three ? s * f.yz : 0, covZZ: three ? s * f.zz : 0,
-            anchors: TagTrack.anchorsHeard(lastHeard, since: since), motion: motion, time: f.time)
+            anchors: TagTrack.anchorsHeard(anchors, since: since), motion: motion, time: f.time)
     }
 }
 

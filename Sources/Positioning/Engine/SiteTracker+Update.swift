@@ -37,9 +37,9 @@ extension TrackerContext {
         var residual = inn.residual
         var nlosVariance = 0.0, excessVariance = 0.0
         // The pair's running excess before this range (it is taught the range below).
-        let excess = kind == .range ? Double(track.excess[anchor]) : 0
+        let excess = kind == .range ? Double(track.anchors[anchor].excess) : 0
         if kind == .range {
-            let c = track.nlos[anchor].observe(inn.residual, variance: inn.variance * max(1, track.nis),
+            let c = track.anchors[anchor].nlos.observe(inn.residual, variance: inn.variance * max(1, track.nis),
                                                  interval: track.pairInterval, parameters: nlosParameters)
             residual -= c.shift
             if excess > 0 { excessVariance = config.nlosVarianceScale * excess * excess }
@@ -64,8 +64,8 @@ extension TrackerContext {
         var r = std * std
         if kind == .range {
             r += nlosVariance
-            track.excess[anchor] += Float(config.nlosMemory) * (Float(inn.residual) - track.excess[anchor])
-            if excess < 2 * std { track.ranges[anchor] = Float(value + removedBias) }
+            track.anchors[anchor].excess += Float(config.nlosMemory) * (Float(inn.residual) - track.anchors[anchor].excess)
+            if excess < 2 * std { track.anchors[anchor].range = Float(value + removedBias) }
         }
         let k = (kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
         if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }

@@ -140,8 +140,8 @@ public struct SiteTracker: Sendable {
     mutating func endPair(tag: String, anchor: Int, reason: RemovalReason, time: Nanoseconds,
                           emit: (Output) -> Void) {
         guard var track = tracks[tag] else { return }
-        track.pairs[anchor] = .ended
-        track.lastHeard[anchor] = .min
+        track.anchors[anchor].session = .ended
+        track.anchors[anchor].lastHeard = .min
         track.recent.removeAnchor(anchor)
         if track.hasLiveSession {
             tracks[tag] = track
@@ -156,13 +156,13 @@ public struct SiteTracker: Sendable {
                                 emit: (Output) -> Void) {
         let tags = tag.map { [$0] } ?? tracks.tags.sorted()
         for t in tags {
-            guard var track = tracks[t], track.pairs[anchor] != .idle || tag != nil else { continue }
+            guard var track = tracks[t], track.anchors[anchor].session != .idle || tag != nil else { continue }
             switch state {
             case .suspended:
-                track.pairs[anchor] = .suspended
+                track.anchors[anchor].session = .suspended
                 tracks[t] = track
             case .resumed:
-                track.pairs[anchor] = .active
+                track.anchors[anchor].session = .active
                 track.lastSeen = max(track.lastSeen, time)
                 tracks[t] = track
             case .invalidated:

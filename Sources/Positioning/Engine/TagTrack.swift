@@ -11,17 +11,9 @@ struct TagTrack: Sendable {
     var filter: TagFilter?
     var motion: MotionState = .unknown
     var recent = RecentObservations()
-    /// Last time each anchor measured the tag (`.min`: never), indexed like the site's anchors.
-    var lastHeard: [Nanoseconds]
-    var pairs: [PairSession]
-    /// The latest accepted range of each anchor (metres, site-file bias removed, learned bias not),
-    /// for bias learning; NaN once used.
-    var ranges: [Float]
-    /// Per anchor, a running mean (metres) of the range innovations: a pair whose ranges keep coming
-    /// out longer than predicted is behind something (NLOS), and its ranges are trusted less.
-    var excess: [Float]
-    /// Per anchor, the pair's NLOS hypotheses (see `PairNLOS`).
-    var nlos: [PairNLOS]
+    /// What the track keeps per anchor, indexed like the site's anchors: one array, so that a line
+    /// touches one element (one allocation, one or two cache lines) rather than five arrays.
+    var anchors: [AnchorState]
     /// Seconds between the current line and the previous one of the same pair (0 for its first).
     var pairInterval: Double = 0
     /// When and where the tag last taught the bias learner.
@@ -51,24 +43,20 @@ struct TagTrack: Sendable {
     var zonesInside: [ZoneMembership] = []
 
     init(anchorCount: Int, time: Nanoseconds, config: EngineConfig = EngineConfig()) {
-        lastHeard = Array(repeating: .min, count: anchorCount)
-        pairs = Array(repeating: .idle, count: anchorCount)
-        ranges = Array(repeating: .nan, count: anchorCount)
-        excess = Array(repeating: 0, count: anchorCount)
-        nlos = Array(repeating: PairNLOS(config: config), count: anchorCount)
+        anchors = Array(repeating: AnchorState(config: config), count: anchorCount)
         lastSeen = time
     }
 
     /// Number of distinct anchors heard since `since`.
-    func anchorsHeard(since: Nanoseconds) -> Int { Self.anchorsHeard(lastHeard, since: since) }
+    func anchorsHeard(since: Nanoseconds) -> Int { Self.anchorsHeard(anchors, since: since) }
 
-    /// `anchorsHeard(since:)` of a track's `lastHeard`: static, so that a caller holding the track
+    /// `anchorsHeard(since:)` of a track's `anchors`: static, so that a caller holding the track
     /// `inout` passes the array (a reference) rather than a copy of the whole track.
     @inline(__always)
-    static func anchorsHeard(_ lastHeard: [Nanoseconds], since: Nanoseconds) -> Int {
-        lastHeard.withUnsafeBufferPointer { heard in
+    static func anchorsHeard(_ anchors: [AnchorState], since: Nanoseconds) -> Int {
+        anchors.withUnsafeBufferPointer { anchors in
             var n = 0
-            for t in heard where t >= since { n += 1 }
+            for a in anchors where a.lastHeard >= since { n += 1 }
             return n
         }
     }
@@ -80,7 +68,27 @@ struct TagTrack: Sendable {
         filter?.innovationInPlace(o)
     }
 
-    var hasLiveSession: Bool { pairs.contains { $0 == .active || $0 == .suspended } }
+    var hasLiveSession: Bool { anchors.contains { $0.session == .active || $0.session == .suspended } }
     /// True while some session is suspended and none active: the tag is paused, not lost.
-    var isSuspended: Bool { pairs.contains(.suspended) && !pairs.contains(.active) }
+    var isSuspended: Bool {
+        anchors.contains { $0.session == .suspended } && !anchors.contains { $0.session == .active }
+    }
+}
+
+/// What a track keeps about one anchor (32 bytes).
+struct AnchorState: Sendable {
+    /// Last time the anchor measured the tag (`.min`: never).
+    var lastHeard: Nanoseconds = .min
+    /// The latest accepted range (metres, site-file bias removed, learned bias not), for bias
+    /// learning; NaN once used.
+    var range: Float = .nan
+    /// A running mean (metres) of the range innovations: a pair whose ranges keep coming out longer
+    /// than predicted is behind something (NLOS), and its ranges are trusted less.
+    var excess: Float = 0
+    /// The pair's NLOS hypotheses (see `PairNLOS`).
+    var nlos: PairNLOS
+    /// The anchor's ranging session with the tag.
+    var session: PairSession = .idle
+
+    init(config: EngineConfig) { nlos = PairNLOS(config: config) }
 }
