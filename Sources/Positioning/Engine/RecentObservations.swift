@@ -11,9 +11,10 @@ struct RecentObservations: Sendable {
     }
 
     static let capacity = 24
-    private var entries = InlineArray<24, Entry>(repeating: .empty)
+    // The cursor first: an append touches it and one entry, next to the track's fields before it.
     private var next = 0
     private(set) var count = 0
+    private var entries = InlineArray<24, Entry>(repeating: .empty)
 
     mutating func append(_ o: Observation) {
         append(kind: o.kind, anchor: o.anchor, value: o.value, std: o.std, time: o.time)
