@@ -4,8 +4,8 @@
 /// with SipHash, which costs a few hundred instructions per lookup; this table hashes the UTF-8 bytes
 /// from loads and multiplications and probes linearly (load ≤ 1/2). Each slot keeps the name's hash
 /// beside its number, so a probe that meets another name is passed over without comparing Strings (a
-/// call into the runtime when their bits differ); `==` confirms the one whose hash matches. Removal moves the last name into the freed number,
-/// so the numbers stay dense and can index arrays.
+/// call into the runtime when their bits differ); `==` confirms the one whose hash matches. Removal
+/// moves the last name into the freed number, so the numbers stay dense and can index arrays.
 struct NameIndex: Sendable {
     /// The names by number.
     private(set) var names: [String] = []
@@ -70,9 +70,9 @@ struct NameIndex: Sendable {
 
     // MARK: table
 
-    /// A multiplicative hash of the UTF-8 bytes (see `hash(_:)` of bytes), with a final fold so that every
-    /// byte reaches the bits the table uses. The names' numbers do not depend
-    /// on it: it only places them in the table.
+    /// A multiplicative hash of the UTF-8 bytes (see `hash(_:)` of bytes), with a final fold so that
+    /// every byte reaches the bits the table uses. The names' numbers do not depend on it: it only
+    /// places them in the table.
     @inline(__always)
     static func hash(_ name: String) -> Int {
         if let h = name.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) {

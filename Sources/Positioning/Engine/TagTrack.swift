@@ -51,11 +51,8 @@ struct TagTrack: Sendable {
         lastSeen = time
     }
 
-    /// Number of distinct anchors heard since `since`.
-    func anchorsHeard(since: Nanoseconds) -> Int { Self.anchorsHeard(anchors, since: since) }
-
-    /// `anchorsHeard(since:)` of a track's `anchors`: static, so that a caller holding the track
-    /// `inout` passes the array (a reference) rather than a copy of the whole track.
+    /// Number of distinct anchors in `anchors` heard since `since`: static, so that a caller holding the
+    /// track `inout` passes the array (a reference) rather than a copy of the whole track.
     @inline(__always)
     static func anchorsHeard(_ anchors: [AnchorState], since: Nanoseconds) -> Int {
         anchors.withUnsafeBufferPointer { anchors in
