@@ -76,6 +76,10 @@ public struct EngineConfig: Sendable, Equatable {
     public var biasClipSigmas: Double = 2.0
     /// A learned bias never exceeds this, metres.
     public var maxLearnedBias: Double = 1.0
+    /// A range teaches the bias learner only while its pair's probability of a blocked path
+    /// (`PairNLOS`) is below this: a blocked path's excess is not the anchor's bias, and an anchor
+    /// often blocked from many tags would otherwise learn its average blockage as a bias.
+    public var biasMaxBlockedProbability: Double = 0.2
     /// Largest position σ (metres) of a tag whose residuals may teach the biases.
     public var biasMaxPositionStd: Double = 0.5
 

@@ -65,7 +65,9 @@ extension TrackerContext {
         if kind == .range {
             r += nlosVariance
             track.anchors[anchor].excess += Float(config.nlosMemory) * (Float(inn.residual) - track.anchors[anchor].excess)
-            if excess < 2 * std { track.anchors[anchor].range = Float(value + removedBias) }
+            if excess < 2 * std, track.anchors[anchor].nlos.probability < biasMaxBlockedProbability {
+                track.anchors[anchor].range = Float(value + removedBias)
+            }
         }
         let k = (kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
         if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }

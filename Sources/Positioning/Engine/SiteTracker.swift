@@ -201,6 +201,8 @@ final class TrackerContext: Sendable {
     /// once rather than on every line.
     let anchorWindow: Nanoseconds, outputInterval: Nanoseconds, biasRoundInterval: Nanoseconds
     let biasRetryInterval: Nanoseconds
+    /// `config.biasMaxBlockedProbability`, in the NLOS state's precision.
+    let biasMaxBlockedProbability: Float
     /// The corners of the site's bounds grown by `boundsMargin` (at least 10 % of the size)
     /// horizontally and 0.5 m vertically (see `isInside`).
     let insideLow: Vec3, insideHigh: Vec3
@@ -220,6 +222,7 @@ final class TrackerContext: Sendable {
         outputInterval = Nanoseconds(config.outputInterval * 1e9)
         biasRoundInterval = Nanoseconds(config.biasRoundInterval * 1e9)
         biasRetryInterval = Nanoseconds(config.biasRetryInterval * 1e9)
+        biasMaxBlockedProbability = Float(config.biasMaxBlockedProbability)
         let b = site.bounds, m = config.boundsMargin
         let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
         insideLow = Vec3(b.min.x - mx, b.min.y - my, b.min.z - 0.5)

@@ -1,0 +1,51 @@
+import Testing
+import Numerics
+@testable import Positioning
+
+/// The 20 × 15 × 8 m atrium of `Sites/demo-3d.json` with its anchors calibrated (no range bias).
+private func calibratedAtrium() -> Site {
+    let positions = [Vec3(0.3, 0.3, 0.5), Vec3(19.7, 0.3, 7.5), Vec3(19.7, 14.7, 0.5), Vec3(0.3, 14.7, 7.5),
+                     Vec3(10, 0.3, 6.5), Vec3(19.7, 7.5, 2), Vec3(10, 14.7, 4), Vec3(0.3, 7.5, 1.5)]
+    let anchors = positions.enumerated().map { i, p in
+        Anchor(id: "A\(i + 1)", position: p, technologies: [.uwb], orientation: nil, fieldOfView: nil,
+               rangeBias: 0, rangeStd: nil)
+    }
+    return Site(id: "atrium", name: "Atrium", dimensions: 3, tagHeight: nil,
+                bounds: Bounds(min: Vec3(0, 0, 0), max: Vec3(20, 15, 8)), anchors: anchors, zones: [])
+}
+
+/// The mean over a run of the anchors' mean absolute learned bias (m), for 8 tags × 90 s on the
+/// calibrated atrium with a third of the pairs' episodes blocked (+0.2–1.5 m).
+private func meanLearnedBias(seed: UInt64, config: EngineConfig) -> Double {
+    let site = calibratedAtrium()
+    var tracker = SiteTracker(site: site, config: config)
+    let sim = SimulationConfig(tags: 8, duration: 90, seed: seed, nlosProbability: 0.3, outlierProbability: 0)
+    var sum = 0.0, events = 0.0
+    Simulator(site: site, config: sim).generate(into: { e in
+        try? tracker.handle(e) { _ in }
+        sum += tracker.learnedBias.bias.map(abs).reduce(0, +) / Double(site.anchors.count)
+        events += 1
+    })
+    return sum / events
+}
+
+@Suite struct BiasNLOSTests {
+    /// Blocked paths are not anchor biases: a blockage's excess learned as a bias would shorten every
+    /// range of that anchor, for every tag. `biasMaxBlockedProbability` keeps the ranges of pairs that
+    /// `PairNLOS` holds for blocked out of the bias rounds. On a calibrated site with heavy NLOS the
+    /// learned biases then average 0.05 and 0.08 m over the run on seeds 1 and 2; without it (a limit
+    /// above 1), 0.17 and 0.21 m, the ranges at the start of each episode, before the pair's running
+    /// excess passes 2 σ, teaching their excess. Not every seed is helped: on seed 3 both average
+    /// about 0.2 m (position errors that blocked ranges cause still teach); see the README.
+    @Test func blockedPathsAreNotLearnedAsBiases() {
+        var gated = EngineConfig(), ungated = EngineConfig()
+        gated.biasMaxBlockedProbability = 0.2
+        ungated.biasMaxBlockedProbability = 1.01
+        for seed: UInt64 in [1, 2] {
+            let with = meanLearnedBias(seed: seed, config: gated)
+            let without = meanLearnedBias(seed: seed, config: ungated)
+            #expect(with < 0.1, "seed \(seed): \(with) m with the limit")
+            #expect(without > 0.15, "seed \(seed): \(without) m without it (the scenario must be one where it matters)")
+        }
+    }
+}
