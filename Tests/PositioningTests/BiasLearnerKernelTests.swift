@@ -8,6 +8,7 @@ import Numerics
 private struct ReferenceLearner {
     var estimate: [Double], bias: [Double], samples: [Int], info: [Double], vec: [Double]
     var roundsSinceSolve = 0
+    var weightedSquares = 0.0, residualDOF = 0.0
     let n: Int, forgetting: Double, clipSigmas: Double, maxBias: Double
     let prior = 1.0 / (0.5 * 0.5), significance = 3.0, omnibusZ = 3.09
 
@@ -33,6 +34,14 @@ private struct ReferenceLearner {
             }
         }
         let k = rows.count
+        var squares = 0.0
+        for i in 0..<k {
+            var s = 0.0
+            for j in 0..<k { s += projector[i * k + j] * rows[j].y }
+            squares += rows[i].y * s
+        }
+        weightedSquares += squares
+        residualDOF += Double(k - d)
         for i in 0..<k {
             let si = rows[i].slot
             samples[si] += 1
@@ -74,15 +83,19 @@ private struct ReferenceLearner {
             statistic += x[i] * vec[i]
             if samples[i] > 0 { taught += 1 }
         }
-        let anyBias = taught > 0 && statistic > BiasLearner.chiSquareQuantile(dof: taught, z: omnibusZ)
+        let spareDOF = residualDOF - Double(taught)
+        let factor = spareDOF > 20 ? max(1, (weightedSquares - statistic) / spareDOF) : 1
+        let anyBias = taught > 0 && statistic > factor * BiasLearner.chiSquareQuantile(dof: taught, z: omnibusZ)
         for i in 0..<n {
             estimate[i] = max(-maxBias, min(maxBias, x[i]))
-            let stdError = 1 / a[i * n + i].squareRoot()
+            let stdError = (factor / a[i * n + i]).squareRoot()
             bias[i] = anyBias && abs(estimate[i]) > significance * stdError ? estimate[i] : 0
         }
         let f = pow(forgetting, 8)
         for i in info.indices { info[i] *= f }
         for i in vec.indices { vec[i] *= f }
+        weightedSquares *= f
+        residualDOF *= f
     }
 }
 

@@ -22,6 +22,12 @@ internal import Numerics
 /// information and ignores those trade-offs (in 3-D, a bias common to many anchors against the tag's
 /// height), so on its own it fires on noise; behind the omnibus test it cannot on a calibrated site,
 /// and on a biased one it lets the real biases through as early as before.
+///
+/// Both tests are made against the spread the residuals really have: the information assumes the
+/// ranges' stated σ, and the variance factor (the weighted residual sum of squares at the solution
+/// over its degrees of freedom, never below 1) scales it. Where many paths are blocked, the residuals
+/// are far noisier than σ, and without the factor the blockages that the Huber weights only bound
+/// passed the tests as biases of 5–20 cm on a calibrated site.
 public struct BiasLearner: Sendable, Equatable {
     /// Bias per anchor and technology, metres (index `anchor * 2 + technology`).
     /// The estimate per anchor and technology, metres (index `anchor * 2 + technology`).
@@ -30,6 +36,9 @@ public struct BiasLearner: Sendable, Equatable {
     /// standard error, once the omnibus test says some anchor has a bias), zero elsewhere, so that
     /// anchors without a bias are not given a noisy one.
     public private(set) var bias: [Double]
+    /// The last solve's variance factor (see `solve`): 1 when the residuals are as noisy as the
+    /// ranges' σ says, larger when they are noisier.
+    public private(set) var varianceFactor = 1.0
     /// Rounds that taught each slot.
     public private(set) var samples: [Int]
     public let enabled: Bool
@@ -37,6 +46,11 @@ public struct BiasLearner: Sendable, Equatable {
     var info: [Double]
     var vec: [Double]
     var roundsSinceSolve = 0
+    /// `Σ yᵀ·(W·P)·y` over the rounds (forgotten as `info`): with `vec` and the solution, the weighted
+    /// residual sum of squares, for the variance factor.
+    var weightedSquares = 0.0
+    /// Degrees of freedom of those residuals: rows minus position coordinates, over the rounds.
+    var residualDOF = 0.0
     let forgetting: Double
     let clipSigmas: Double
     let maxBias: Double
@@ -116,6 +130,14 @@ public struct BiasLearner: Sendable, Equatable {
                 if z > clipSigmas { w[i] = rows[i].w * clipSigmas / z }
             }
             Self.weightedProjector(rows, w, d, into: projector)
+            var squares = 0.0
+            for i in 0..<k {
+                var s = 0.0
+                for j in 0..<k { s += projector[i * k + j] * rows[j].y }
+                squares += rows[i].y * s
+            }
+            weightedSquares += squares
+            residualDOF += Double(k - d)
             samples.withUnsafeMutableBufferPointer { samples in
                 info.withUnsafeMutableBufferPointer { info in
                     vec.withUnsafeMutableBufferPointer { vec in
@@ -210,17 +232,25 @@ public struct BiasLearner: Sendable, Equatable {
             statistic += x[i] * vec[i]
             if samples[i] > 0 { taught += 1 }
         }
-        let anyBias = taught > 0 && statistic > Self.chiSquareQuantile(dof: taught, z: omnibusZ)
+        // The variance factor: the residuals' weighted sum of squares at the solution over its degrees
+        // of freedom, 1 when the ranges' σ is right. Where many paths are blocked it is larger, and
+        // the tests below are made against the spread the residuals really have (never a smaller one).
+        let spareDOF = residualDOF - Double(taught)
+        let factor = spareDOF > 20 ? max(1, (weightedSquares - statistic) / spareDOF) : 1
+        varianceFactor = factor
+        let anyBias = taught > 0 && statistic > factor * Self.chiSquareQuantile(dof: taught, z: omnibusZ)
         for i in 0..<n {
             estimate[i] = max(-maxBias, min(maxBias, x[i]))
             // Standard error from the diagonal of the information (an optimistic approximation, so a
             // generous threshold).
-            let stdError = 1 / a[i * n + i].squareRoot()
+            let stdError = (factor / a[i * n + i]).squareRoot()
             bias[i] = anyBias && abs(estimate[i]) > significance * stdError ? estimate[i] : 0
         }
         let f = pow(forgetting, 8)
         info.withUnsafeMutableBufferPointer { info in for i in info.indices { info[i] *= f } }
         vec.withUnsafeMutableBufferPointer { vec in for i in vec.indices { vec[i] *= f } }
+        weightedSquares *= f
+        residualDOF *= f
     }
 }
 
