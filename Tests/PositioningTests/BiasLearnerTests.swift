@@ -4,7 +4,7 @@ import Numerics
 
 /// The 20 × 15 × 8 m atrium of `Sites/demo-3d.json`: eight UWB anchors at heights 0.5–7.5 m, so that a
 /// bias common to many anchors trades against the tag's height. Each anchor's true range bias is given.
-private func atrium(biases: [Double]) -> Site {
+func atrium(biases: [Double]) -> Site {
     let positions = [Vec3(0.3, 0.3, 0.5), Vec3(19.7, 0.3, 7.5), Vec3(19.7, 14.7, 0.5), Vec3(0.3, 14.7, 7.5),
                      Vec3(10, 0.3, 6.5), Vec3(19.7, 7.5, 2), Vec3(10, 14.7, 4), Vec3(0.3, 7.5, 1.5)]
     let anchors = positions.enumerated().map { i, p in

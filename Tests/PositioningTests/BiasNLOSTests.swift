@@ -2,22 +2,11 @@ import Testing
 import Numerics
 @testable import Positioning
 
-/// The 20 × 15 × 8 m atrium of `Sites/demo-3d.json` with its anchors calibrated (no range bias).
-private func calibratedAtrium() -> Site {
-    let positions = [Vec3(0.3, 0.3, 0.5), Vec3(19.7, 0.3, 7.5), Vec3(19.7, 14.7, 0.5), Vec3(0.3, 14.7, 7.5),
-                     Vec3(10, 0.3, 6.5), Vec3(19.7, 7.5, 2), Vec3(10, 14.7, 4), Vec3(0.3, 7.5, 1.5)]
-    let anchors = positions.enumerated().map { i, p in
-        Anchor(id: "A\(i + 1)", position: p, technologies: [.uwb], orientation: nil, fieldOfView: nil,
-               rangeBias: 0, rangeStd: nil)
-    }
-    return Site(id: "atrium", name: "Atrium", dimensions: 3, tagHeight: nil,
-                bounds: Bounds(min: Vec3(0, 0, 0), max: Vec3(20, 15, 8)), anchors: anchors, zones: [])
-}
-
 /// The mean over a run of the anchors' mean absolute learned bias (m), for 8 tags × 90 s on the
-/// calibrated atrium with a third of the pairs' episodes blocked (+0.2–1.5 m).
+/// atrium of `BiasLearnerTests`, calibrated (no range bias), with a third of the pairs' episodes
+/// blocked (+0.2–1.5 m).
 private func meanLearnedBias(seed: UInt64, config: EngineConfig) -> Double {
-    let site = calibratedAtrium()
+    let site = atrium(biases: Array(repeating: 0, count: 8))
     var tracker = SiteTracker(site: site, config: config)
     let sim = SimulationConfig(tags: 8, duration: 90, seed: seed, nlosProbability: 0.3, outlierProbability: 0)
     var sum = 0.0, events = 0.0

@@ -36,9 +36,6 @@ public struct BiasLearner: Sendable, Equatable {
     /// standard error, once the omnibus test says some anchor has a bias), zero elsewhere, so that
     /// anchors without a bias are not given a noisy one.
     public private(set) var bias: [Double]
-    /// The last solve's variance factor (see `solve`): 1 when the residuals are as noisy as the
-    /// ranges' σ says, larger when they are noisier.
-    public private(set) var varianceFactor = 1.0
     /// Rounds that taught each slot.
     public private(set) var samples: [Int]
     public let enabled: Bool
@@ -237,7 +234,6 @@ public struct BiasLearner: Sendable, Equatable {
         // the tests below are made against the spread the residuals really have (never a smaller one).
         let spareDOF = residualDOF - Double(taught)
         let factor = spareDOF > 20 ? max(1, (weightedSquares - statistic) / spareDOF) : 1
-        varianceFactor = factor
         let anyBias = taught > 0 && statistic > factor * Self.chiSquareQuantile(dof: taught, z: omnibusZ)
         for i in 0..<n {
             estimate[i] = max(-maxBias, min(maxBias, x[i]))
