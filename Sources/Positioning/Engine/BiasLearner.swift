@@ -127,14 +127,8 @@ public struct BiasLearner: Sendable, Equatable {
                 if z > clipSigmas { w[i] = rows[i].w * clipSigmas / z }
             }
             Self.weightedProjector(rows, w, d, into: projector)
+            // One pass: row i of W·P·y goes to its slot's `vec` and, times yᵢ, to the sum of squares.
             var squares = 0.0
-            for i in 0..<k {
-                var s = 0.0
-                for j in 0..<k { s += projector[i * k + j] * rows[j].y }
-                squares += rows[i].y * s
-            }
-            weightedSquares += squares
-            residualDOF += Double(k - d)
             samples.withUnsafeMutableBufferPointer { samples in
                 info.withUnsafeMutableBufferPointer { info in
                     vec.withUnsafeMutableBufferPointer { vec in
@@ -142,16 +136,21 @@ public struct BiasLearner: Sendable, Equatable {
                             let si = rows[i].slot
                             samples[si] += 1
                             let row = info.baseAddress! + si * n
-                            var v = vec[si]
+                            var v = vec[si], s = 0.0
                             for j in 0..<k {
                                 row[rows[j].slot] += projector[i * k + j]
-                                v += projector[i * k + j] * rows[j].y
+                                let py = projector[i * k + j] * rows[j].y
+                                v += py
+                                s += py
                             }
                             vec[si] = v
+                            squares += rows[i].y * s
                         }
                     }
                 }
             }
+            weightedSquares += squares
+            residualDOF += Double(k - d)
         }
         roundsSinceSolve += 1
         if roundsSinceSolve >= 8 { solve() }
