@@ -10,18 +10,7 @@ enum Throughput {
     static let linesTarget = 1_000_000.0, numpyTarget = 30.0
 
     /// A 60 × 40 × 10 m hall with 16 UWB anchors on a 4 × 4 grid at mixed heights (1.5–9.5 m).
-    static var hall: Site {
-        let xs = [0.5, 20, 40, 59.5], ys = [0.5, 13.3, 26.7, 39.5], zs = [9.5, 3.0, 6.0, 1.5]
-        var anchors: [Anchor] = []
-        for (i, x) in xs.enumerated() {
-            for (j, y) in ys.enumerated() {
-                anchors.append(Anchor(id: "H\(anchors.count + 1)", position: Vec3(x, y, zs[(i + 2 * j) % 4]),
-                                      technologies: [.uwb]))
-            }
-        }
-        return Site(id: "hall", name: "Throughput hall 60 × 40 × 10 m", dimensions: 3, tagHeight: nil,
-                    bounds: Bounds(min: Vec3(0, 0, 0), max: Vec3(60, 40, 10)), anchors: anchors, zones: [])
-    }
+    static var hall: Site { .hall }
 
     static func duration(quick: Bool) -> Double { quick ? 5.0 : 20.0 }
 

@@ -14,6 +14,9 @@ extension Site {
                    "  \"name\": \(JSONText.quoted(name))",
                    "  \"dimensions\": \(dimensions)"]
         if let tagHeight { top.append("  \"tagHeight\": \(SiteJSONNumber.format(tagHeight))") }
+        if let r = tagHeightRange {
+            top.append("  \"tagHeightRange\": [\(SiteJSONNumber.format(r.lowerBound)), \(SiteJSONNumber.format(r.upperBound))]")
+        }
         top.append("  \"bounds\": {\"min\": \(SiteJSONText.vector(bounds.min)), \"max\": \(SiteJSONText.vector(bounds.max))}")
         top.append("  \"anchors\": " + SiteJSONText.list(anchors.map(SiteJSONText.anchor)))
         top.append("  \"zones\": " + SiteJSONText.list(zones.map(SiteJSONText.zone)))

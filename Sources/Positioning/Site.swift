@@ -135,6 +135,9 @@ public struct Site: Sendable, Equatable {
     public var dimensions: Int
     /// Tag height in metres for 2-D sites.
     public var tagHeight: Double?
+    /// For 3-D sites, the heights (metres) between which tags are carried, if known: the engine holds
+    /// its positions within them (see `EngineConfig.tagHeightRangeStd`). Nil: anywhere in `bounds`.
+    public var tagHeightRange: ClosedRange<Double>?
     public var bounds: Bounds
     public var anchors: [Anchor]
     public var zones: [Zone]
@@ -142,8 +145,9 @@ public struct Site: Sendable, Equatable {
     public let anchorIndex: [String: Int]
 
     public init(id: String, name: String, dimensions: Int, tagHeight: Double?, bounds: Bounds,
-                anchors: [Anchor], zones: [Zone]) {
+                anchors: [Anchor], zones: [Zone], tagHeightRange: ClosedRange<Double>? = nil) {
         self.id = id; self.name = name; self.dimensions = dimensions; self.tagHeight = tagHeight
+        self.tagHeightRange = tagHeightRange
         self.bounds = bounds; self.anchors = anchors; self.zones = zones
         var index: [String: Int] = [:]
         for (i, a) in anchors.enumerated() where index[a.id] == nil { index[a.id] = i }

@@ -35,6 +35,7 @@ extension Site {
         let tagHeight = try r.number("tagHeight")
         if dimensions == 2, tagHeight == nil { throw r.error("tagHeight", .requiredWhen2D) }
         let bounds = try Self.readBounds(r)
+        let tagHeightRange = try Self.readTagHeightRange(r, dimensions: Int(dimensions), bounds: bounds)
 
         guard let anchorValues = try r.array("anchors") else { throw r.error("anchors", .missing) }
         guard !anchorValues.isEmpty else { throw r.error("anchors", .empty) }
@@ -61,7 +62,7 @@ extension Site {
         }
 
         self.init(id: id, name: name, dimensions: Int(dimensions), tagHeight: tagHeight, bounds: bounds,
-                  anchors: anchors, zones: zones)
+                  anchors: anchors, zones: zones, tagHeightRange: tagHeightRange)
     }
 
     /// Adds "(line L, column C)" to a parser message that gives a byte offset ("around character N").
@@ -83,6 +84,24 @@ extension Site {
                                                        otherValue: max[axis]))
         }
         return Bounds(min: min, max: max)
+    }
+
+    /// Reads `tagHeightRange`, `[low, high]` in metres: 3-D sites only, low ≤ high, within the bounds.
+    private static func readTagHeightRange(_ r: SiteReader, dimensions: Int,
+                                           bounds: Bounds) throws(SiteError) -> ClosedRange<Double>? {
+        guard let value = r.value("tagHeightRange") else { return nil }
+        guard dimensions == 3 else {
+            throw r.error("tagHeightRange", .notAllowed(found: "a 2-D site", allowed: "on a 3-D site (a 2-D site has tagHeight)"))
+        }
+        let n = try r.numbers(value, at: "tagHeightRange", count: 2)
+        guard n[0] <= n[1] else {
+            throw r.error("tagHeightRange[0]", .greaterThan(value: n[0], other: "tagHeightRange[1]", otherValue: n[1]))
+        }
+        let z = "within bounds in z (\(SiteJSONNumber.format(bounds.min.z))…\(SiteJSONNumber.format(bounds.max.z)))"
+        for (i, v) in n.enumerated() where v < bounds.min.z || v > bounds.max.z {
+            throw r.error("tagHeightRange[\(i)]", .outOfRange(value: v, range: z))
+        }
+        return n[0]...n[1]
     }
 
     /// Reads one anchor; `element` reports under `anchors[i].` until the id is known.

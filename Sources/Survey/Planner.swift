@@ -93,6 +93,6 @@ public enum Planner {
     /// The site with one more anchor.
     static func adding(_ anchor: Anchor, to site: Site) -> Site {
         Site(id: site.id, name: site.name, dimensions: site.dimensions, tagHeight: site.tagHeight, bounds: site.bounds,
-             anchors: site.anchors + [anchor], zones: site.zones)
+             anchors: site.anchors + [anchor], zones: site.zones, tagHeightRange: site.tagHeightRange)
     }
 }

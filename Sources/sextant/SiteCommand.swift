@@ -126,7 +126,8 @@ enum SiteCommand {
         func n(_ v: Double) -> String { String(format: "%g", v) }
         func v(_ p: Vec3) -> String { "(\(n(p.x)), \(n(p.y)), \(n(p.z)))" }
         print("site \(site.id): \(site.name)")
-        print("dimensions \(site.dimensions)" + (site.tagHeight.map { ", tag height \(n($0)) m" } ?? ""))
+        print("dimensions \(site.dimensions)" + (site.tagHeight.map { ", tag height \(n($0)) m" } ?? "")
+              + (site.tagHeightRange.map { ", tags carried at \(n($0.lowerBound))–\(n($0.upperBound)) m" } ?? ""))
         print("bounds \(v(site.bounds.min)) to \(v(site.bounds.max)) m")
         print("anchors (\(site.anchors.count)):")
         for an in site.anchors {

@@ -78,5 +78,9 @@ struct RefusalCase: Sendable, CustomTestStringConvertible {
         RefusalCase(name: "zone point non-number", json: siteJSON(zones: [#"{"id": "z", "polygon": [[0, 0], [1, null], [0, 1]]}"#]), item: .zone("z"), field: "polygon[1][1]", says: "must be a number, found null"),
         RefusalCase(name: "duplicate zone id", json: siteJSON(zones: [zone, zone]), item: .zone("z"), field: "id", says: "duplicates the id of zones[0]"),
         RefusalCase(name: "zone minZ > maxZ", json: siteJSON(zones: [#"{"id": "z", "polygon": [[0, 0], [1, 0], [0, 1]], "minZ": 3, "maxZ": 2.5}"#]), item: .zone("z"), field: "minZ", says: "is 3, greater than 'maxZ' (2.5)"),
+        RefusalCase(name: "tagHeightRange on a 2-D site", json: siteJSON(top: #""id": "t", "dimensions": 2, "tagHeight": 1, "tagHeightRange": [0, 2]"#), field: "tagHeightRange", says: "must be on a 3-D site (a 2-D site has tagHeight), found a 2-D site"),
+        RefusalCase(name: "tagHeightRange reversed", json: siteJSON(top: #""id": "t", "dimensions": 3, "tagHeightRange": [3, 1]"#), field: "tagHeightRange[0]", says: "is 3, greater than 'tagHeightRange[1]' (1)"),
+        RefusalCase(name: "tagHeightRange above the bounds", json: siteJSON(top: #""id": "t", "dimensions": 3, "tagHeightRange": [0, 5]"#), field: "tagHeightRange[1]", says: "is 5, must be within bounds in z (0…4)"),
+        RefusalCase(name: "tagHeightRange one number", json: siteJSON(top: #""id": "t", "dimensions": 3, "tagHeightRange": [1]"#), field: "tagHeightRange", says: "must have 2 numbers, found 1"),
     ]
 }

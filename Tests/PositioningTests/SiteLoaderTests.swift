@@ -140,6 +140,16 @@ import Testing
         #expect(offsets == offsets.sorted())
     }
 
+    /// A 3-D site's tag height range is read and written back, after `tagHeight`'s place.
+    @Test func tagHeightRangeRoundTrips() throws {
+        let site = try Self.load(RefusalCase.siteJSON(top: #""id": "t", "dimensions": 3, "tagHeightRange": [0.3, 2.5]"#))
+        #expect(site.tagHeightRange == 0.3...2.5)
+        let text = String(decoding: site.jsonBytes(), as: UTF8.self)
+        #expect(text.contains(#""tagHeightRange": [0.3, 2.5]"#))
+        #expect(try Self.load(text) == site)
+        #expect(try Self.load(RefusalCase.siteJSON(top: #""id": "t", "dimensions": 3"#)).tagHeightRange == nil)
+    }
+
     // MARK: defaults and tolerance of extras
 
     @Test func unknownKeysAreIgnored() throws {

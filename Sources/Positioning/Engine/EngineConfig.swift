@@ -87,6 +87,12 @@ public struct EngineConfig: Sendable, Equatable {
     /// together than this have their variance inflated by `correlationTime / interval`.
     public var correlationTime: Double = 0.2
 
+    /// On a 3-D site with a `tagHeightRange`, the σ (metres) of the soft constraint that pulls a tag's
+    /// height back into the range after each line that leaves it above or below (see
+    /// `TrackerContext.holdHeight`). Small enough to stop a filter wandering off in height, where the
+    /// anchors see it worst, wide enough not to bend the track of a tag truly at the range's edge.
+    public var tagHeightRangeStd: Double = 0.2
+
     /// Record every filter step so that `SiteTracker.smoothedEstimates()` can smooth the run
     /// (offline replay only: about 0.4 KB per ranging line).
     public var recordForSmoothing: Bool = false

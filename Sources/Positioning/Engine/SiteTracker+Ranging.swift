@@ -80,6 +80,7 @@ extension TrackerContext {
                    placed: Bool, learner: inout BiasLearner,
                    smoother: inout TrajectorySmoother?) -> Bool {
         for i in 0..<observations.count { update(&track, with: observations, i) }
+        holdHeight(&track)
         if placed { teachBiases(&track, time: time, learner: &learner) }
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
@@ -146,7 +147,8 @@ extension TrackerContext {
         var starts: [Vec3?] = []
         if let f = track.filter, isInside(f.position) { starts.append(f.position) }
         starts.append(nil)
-        let low = site.tagHeight ?? (b.min.z + 0.15 * (b.max.z - b.min.z))
+        var low = site.tagHeight ?? (b.min.z + 0.15 * (b.max.z - b.min.z))
+        if let range = heightRange { low = min(max(low, range.lowerBound), range.upperBound) }
         starts.append(Vec3(0.5 * (b.min.x + b.max.x), 0.5 * (b.min.y + b.max.y), low))
         if site.dimensions == 3, !obs.isEmpty {
             // Below the anchors that hear the tag: the basin of the lower of two mirror solutions.
@@ -155,7 +157,11 @@ extension TrackerContext {
             c = (1 / Double(obs.count)) * c
             starts.append(Vec3(c.x, c.y, low))
         }
-        let fixes = starts.compactMap(solve).filter { isInside($0.position) }
+        var fixes = starts.compactMap(solve).filter { isInside($0.position) }
+        // With a height range, fixes outside it are taken only when there is no other.
+        if heightRange != nil, fixes.contains(where: { isWithinHeightRange($0.position) }) {
+            fixes.removeAll { !isWithinHeightRange($0.position) }
+        }
         // Of the fixes that fit about equally well, the lowest: a tag below a plane of ceiling anchors
         // has a mirror image above it that fits the ranges just as well, and tags are carried low.
         guard let best = fixes.map(\.normalizedRMS).min() else { return }
@@ -166,6 +172,7 @@ extension TrackerContext {
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
                                  velocityStd: track.motion == .stationary ? 0.05 : config.initialVelocityStd,
                                  time: time)
+        holdHeight(&track)
         smoother?.record(tag: tag, prior: track.filter!, posterior: track.filter!, held: false, newSegment: true)
         track.nis = 1
         track.disagreement = 0

@@ -206,6 +206,8 @@ final class TrackerContext: Sendable {
     /// The corners of the site's bounds grown by `boundsMargin` (at least 10 % of the size)
     /// horizontally and 0.5 m vertically (see `isInside`).
     let insideLow: Vec3, insideHigh: Vec3
+    /// The site's `tagHeightRange` on a 3-D site (see `holdHeight`), else nil.
+    let heightRange: ClosedRange<Double>?
 
     init(site: Site, config: EngineConfig) {
         self.site = site
@@ -228,6 +230,7 @@ final class TrackerContext: Sendable {
         insideLow = Vec3(b.min.x - mx, b.min.y - my, b.min.z - 0.5)
         insideHigh = Vec3(b.max.x + mx, b.max.y + my, b.max.z + 0.5)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
+        heightRange = site.dimensions == 3 ? site.tagHeightRange : nil
     }
 
     /// True when anchor `a` ranges with `technology` (its technologies contain it), from a bit mask

@@ -47,6 +47,7 @@ public struct SimulationConfig: Sendable, Equatable {
     /// Stop duration range, seconds, drawn log-uniformly (default 2–30).
     public var stopDuration: ClosedRange<Double> = 2...30
     /// Tag height range on 3-D sites, metres (default 0.3–4, a forklift load), clamped to the bounds.
+    /// A site's own `tagHeightRange` takes its place.
     public var heightRange: ClosedRange<Double> = 0.3...4
     /// Delay of a `stationary` hint after a tag stops, seconds (default 0.5, like an accelerometer).
     public var stationaryHintDelay: Double = 0.5

@@ -46,8 +46,10 @@ struct TagPath {
         let (x0, x1) = shrink(b.min.x, b.max.x), (y0, y1) = shrink(b.min.y, b.max.y)
         var z0: Double, z1: Double
         if site.dimensions == 3 {
-            z0 = Swift.max(config.heightRange.lowerBound, b.min.z)
-            z1 = Swift.min(config.heightRange.upperBound, b.max.z)
+            // The site's own range where it has one: the heights its tags are carried at.
+            let heights = site.tagHeightRange ?? config.heightRange
+            z0 = Swift.max(heights.lowerBound, b.min.z)
+            z1 = Swift.min(heights.upperBound, b.max.z)
             if z0 > z1 { z0 = 0.5 * (b.min.z + b.max.z); z1 = z0 }
         } else {
             z0 = site.tagHeight ?? Swift.min(Swift.max(1.0, b.min.z), b.max.z)
