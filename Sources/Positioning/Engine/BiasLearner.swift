@@ -36,6 +36,11 @@ public struct BiasLearner: Sendable, Equatable {
     /// standard error, once the omnibus test says some anchor has a bias), zero elsewhere, so that
     /// anchors without a bias are not given a noisy one.
     public private(set) var bias: [Double]
+    /// The covariance of `estimate` (m², n × n row-major, n = 2 × anchors), the inverse of the
+    /// information and prior times the variance factor, from the last solve that applied some bias;
+    /// empty while none is applied. Its off-diagonal terms carry the trade-offs between slots that a
+    /// standard error alone does not show (see `TrackerContext.biasUncertainty`).
+    public private(set) var covariance: [Double] = []
     /// Rounds that taught each slot.
     public private(set) var samples: [Int]
     public let enabled: Bool
@@ -241,6 +246,9 @@ public struct BiasLearner: Sendable, Equatable {
             let stdError = (factor / a[i * n + i]).squareRoot()
             bias[i] = anyBias && abs(estimate[i]) > significance * stdError ? estimate[i] : 0
         }
+        // The full inverse only where it is used: for the positions that applied biases correct.
+        covariance = anyBias && bias.contains(where: { $0 != 0 })
+            ? (LAPACK.inverseSPD(a, n: n)?.map { factor * $0 } ?? []) : []
         let f = pow(forgetting, 8)
         info.withUnsafeMutableBufferPointer { info in for i in info.indices { info[i] *= f } }
         vec.withUnsafeMutableBufferPointer { vec in for i in vec.indices { vec[i] *= f } }

@@ -37,7 +37,8 @@ extension TrackerContext {
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
                  learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
         var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
-        makeObservations(r, anchorIndex: a, technology: tech, learner: learner, into: &observations)
+        makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learner.bias(anchor: a, technology: tech),
+                         into: &observations)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
@@ -70,7 +71,8 @@ extension TrackerContext {
                 }
             }
         }
-        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, smoother: &smoother, emit: emit)
+        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, learner: &learner, smoother: &smoother,
+                  emit: emit)
     }
 
     /// Updates a placed tag's predicted filter with a line's observations, teaches the bias learner,
@@ -97,9 +99,10 @@ extension TrackerContext {
     }
 
     /// Scalar observations of one ranging line, appended to `out` (made for anchor `a` and the
-    /// line's time; filled in place rather than returned, which would copy it).
+    /// line's time; filled in place rather than returned, which would copy it). `learnedBias` is the
+    /// learner's bias for the anchor and technology (the learner itself, passed by value, was copied).
     func makeObservations(_ r: Ranging, anchorIndex a: Int, technology: Technology,
-                          learner: BiasLearner, into out: inout LineObservations) {
+                          learnedBias learned: Double, into out: inout LineObservations) {
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
         if let d = r.distance {
             let std: Double = switch (r.std, site.anchors[a].rangeStd) {
@@ -108,7 +111,6 @@ extension TrackerContext {
             case (nil, let b?): b
             case (nil, nil): technology.defaultRangeStd
             }
-            let learned = learner.bias(anchor: a, technology: technology)
             out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
         }
         guard let dir = r.direction, site.anchors[a].orientation != nil else { return }
@@ -215,15 +217,18 @@ extension TrackerContext {
 
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per
     /// `outputInterval`, and marks an emitted position in the smoother's recording. (Nothing is
-    /// returned: an optional `PositionEstimate` result was copied on every line, emitted or not.)
+    /// returned: an optional `PositionEstimate` result was copied on every line, emitted or not.) The
+    /// learner is only read; it is passed `inout` because a value taken from the caller's `inout` was
+    /// copied on every line (about 60 instructions of `memcpy` and retains), emitted or not.
+    @inline(__always)
     func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
-                   smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
+                   learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
         let interval = outputInterval
         guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
         if track.filter != nil {
             track.lastOutput = r.time
             let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
-                                        filter: track.filter!.reported())
+                                        filter: track.filter!.reported(), learner: learner)
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
             smoother?.markEmitted(tag: tag, estimate: estimate)
@@ -238,26 +243,32 @@ extension TrackerContext {
         }
     }
 
-    func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter) -> PositionEstimate {
+    func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter, learner: BiasLearner) -> PositionEstimate {
         var f = f
         return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
-                            filter: f.reported())
+                            filter: f.reported(), learner: learner)
     }
 
     /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
     func makeEstimate(tag: String, nis: Double, motion: MotionState, anchors: [AnchorState],
-                      filter f: TagFilter.Reported) -> PositionEstimate {
+                      filter f: TagFilter.Reported, learner: BiasLearner) -> PositionEstimate {
         let since = f.time - anchorWindow
         let three = site.dimensions == 3
         // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
         // than the filter predicts (errors its model does not hold, such as NLOS that leaks into a
         // stationary tag's average, or ranges noisier than their σ). The state is not changed.
         let s = max(1, nis)
-        return PositionEstimate(
+        var estimate = PositionEstimate(
             site: site.id, tag: tag, position: f.position, velocity: f.velocity,
             covXX: s * f.xx, covXY: s * f.xy, covYY: s * f.yy,
             covXZ: three ? s * f.xz : 0, covYZ: three ? s * f.yz : 0, covZZ: three ? s * f.zz : 0,
             anchors: TagTrack.anchorsHeard(anchors, since: since), motion: motion, time: f.time)
+        // Plus what the errors of the applied learned biases add, which averaging does not remove.
+        if let c = biasUncertainty(anchors: anchors, at: f.position, time: f.time, learner: learner) {
+            estimate.covXX += c[0]; estimate.covXY += c[1]; estimate.covYY += c[4]
+            if three { estimate.covXZ += c[2]; estimate.covYZ += c[5]; estimate.covZZ += c[8] }
+        }
+        return estimate
     }
 }
 

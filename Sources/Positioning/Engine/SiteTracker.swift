@@ -62,12 +62,12 @@ public struct SiteTracker: Sendable {
     /// The current estimate of a tag, if it has been placed.
     public func estimate(of tag: String) -> PositionEstimate? {
         guard let track = tracks[tag], let f = track.filter else { return nil }
-        return context.makeEstimate(tag: tag, track: track, filter: f)
+        return context.makeEstimate(tag: tag, track: track, filter: f, learner: learnedBias)
     }
 
     /// Every placed tag's current estimate.
     public var estimates: [PositionEstimate] {
-        tracks.all.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0) } }
+        tracks.all.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0, learner: learnedBias) } }
     }
 
     /// Applies one event of this site; outputs go to `emit` in order.

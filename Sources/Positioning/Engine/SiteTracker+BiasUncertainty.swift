@@ -1,0 +1,70 @@
+internal import Numerics
+
+extension TrackerContext {
+    /// The position covariance (m², 3 × 3 row-major, site frame) that the errors of the learned biases
+    /// add to a tag's estimate: `J·(Σ + m·mᵀ)·Jᵀ`, a consider covariance.
+    ///
+    /// The filter treats a range with a learned bias removed as unbiased, with white noise, so its
+    /// covariance keeps shrinking while the tag's ranges are averaged. But the error of a learned bias
+    /// is the same in every range of that anchor: it does not average down, and it moves the tag by
+    /// `J·(b̂ − b)`, with `J = (HᵀWH)⁻¹·HᵀW` the weighted least-squares map from range errors to
+    /// position (the steady-state response of the filter to a constant range error). `Σ` is the
+    /// learner's covariance of its estimates (`BiasLearner.covariance`), with the cross terms that tie
+    /// biases together; `m` holds the estimates of the slots whose bias is not applied yet, whose error
+    /// is then the whole bias. The anchors are those heard within `anchorWindow`, each weighted by its
+    /// nominal range σ. Only the report carries the term: the filter's state and gains are untouched.
+    /// - Returns: nil while the learner applies no bias (`covariance` empty), when no anchor heard has
+    ///   an applied bias, or when the anchors heard do not fix a position.
+    @inline(never)
+    func biasUncertainty(anchors: [AnchorState], at p: Vec3, time: Nanoseconds,
+                         learner: BiasLearner) -> InlineArray<9, Double>? {
+        guard !learner.covariance.isEmpty else { return nil }
+        let since = time - anchorWindow
+        let d = site.dimensions, n = learner.n
+        // One pass for the anchors heard: their unit vectors, weights and slots, and HᵀWH.
+        return withUnsafeTemporaryAllocation(of: (g: Vec3, w: Double, slot: Int, m: Double).self,
+                                             capacity: anchorPositions.count) { heard in
+            var k = 0, applied = false
+            var s = InlineArray<9, Double>(repeating: 0)
+            for a in anchorPositions.indices where anchors[a].lastHeard >= since {
+                var g = p - anchorPositions[a]
+                let r = g.norm
+                guard r > 1e-3 else { continue }
+                g = (1 / r) * g
+                if d == 2 { g.z = 0 }
+                let w = 1 / (anchorRangeStd[a] * anchorRangeStd[a])
+                s[0] += w * g.x * g.x; s[1] += w * g.x * g.y; s[2] += w * g.x * g.z
+                s[4] += w * g.y * g.y; s[5] += w * g.y * g.z; s[8] += w * g.z * g.z
+                let slot = BiasLearner.slot(anchor: a, technology: anchorTechnology[a])
+                let isApplied = learner.bias[slot] != 0
+                applied = applied || isApplied
+                heard[k] = (g, w, slot, isApplied ? 0 : learner.estimate[slot])
+                k += 1
+            }
+            s[3] = s[1]; s[6] = s[2]; s[7] = s[5]
+            guard applied, let inverse = BiasLearner.inverse(s, d) else { return nil }
+            // J's column for each anchor heard, in place of its unit vector: uₐ = (HᵀWH)⁻¹·gₐ·wₐ.
+            for a in 0..<k {
+                let g = heard[a].g, w = heard[a].w
+                heard[a].g = Vec3(w * (inverse[0] * g.x + inverse[1] * g.y + inverse[2] * g.z),
+                                  w * (inverse[3] * g.x + inverse[4] * g.y + inverse[5] * g.z),
+                                  w * (inverse[6] * g.x + inverse[7] * g.y + inverse[8] * g.z))
+            }
+            // C = U·(Σ + m·mᵀ)·Uᵀ with U = [u₁ … u_k] (3 × k): column b of T = U·(Σ + m·mᵀ), then
+            // C += T's column b times u_bᵀ (3k² + 9k multiply-adds).
+            var c = InlineArray<9, Double>(repeating: 0)
+            for b in 0..<k {
+                let sb = heard[b].slot, mb = heard[b].m
+                var t = Vec3.zero
+                for a in 0..<k {
+                    t = t + (learner.covariance[heard[a].slot * n + sb] + heard[a].m * mb) * heard[a].g
+                }
+                let u = heard[b].g
+                c[0] += t.x * u.x; c[1] += t.x * u.y; c[2] += t.x * u.z
+                c[3] += t.y * u.x; c[4] += t.y * u.y; c[5] += t.y * u.z
+                c[6] += t.z * u.x; c[7] += t.z * u.y; c[8] += t.z * u.z
+            }
+            return c
+        }
+    }
+}
