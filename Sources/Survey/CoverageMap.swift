@@ -21,14 +21,17 @@ public struct CoverageMap: Sendable {
     /// - Parameters:
     ///   - site: the site (bounds, anchors, dimensions).
     ///   - resolution: cell size in metres (> 0).
-    ///   - height: tag height in metres; nil: the site's `tagHeight`, else 1.2 m above the floor.
+    ///   - height: tag height in metres; nil: the site's `tagHeight`, else 1.2 m above the floor (moved
+    ///     into the site's `tagHeightRange` when it has one).
     ///   - model: maximum ranges per technology.
     ///   - progress: called now and then with the share done (0…1), for a progress display.
     public init(site: Site, resolution: Double, height: Double? = nil, model: CoverageModel = CoverageModel(),
                 progress: (Double) -> Void = { _ in }) {
         self.site = site
         self.resolution = resolution
-        let h = height ?? site.tagHeight ?? min(site.bounds.min.z + 1.2, site.bounds.max.z)
+        var usual = min(site.bounds.min.z + 1.2, site.bounds.max.z)
+        if let range = site.tagHeightRange { usual = min(max(usual, range.lowerBound), range.upperBound) }
+        let h = height ?? site.tagHeight ?? usual
         self.height = h
         let b = site.bounds
         columns = max(1, Int(((b.max.x - b.min.x) / resolution).rounded(.up)))

@@ -18,7 +18,8 @@ enum SurveyCoverageCommand {
           --site FILE        the site map (JSON)
           --out FILE         the figure: .svg or .png
           --resolution M     cell size in metres (default 0.5)
-          --height H         tag height in metres (default: the site's tagHeight, else 1.2 m above the floor)
+          --height H         tag height in metres (default: the site's tagHeight, else 1.2 m above the floor,
+                             moved into the site's tagHeightRange)
           -h, --help         show this help
         """
 

@@ -16,6 +16,16 @@ struct CoverageTests {
         #expect(s.median > 0.02 && s.median < 0.2)
     }
 
+    /// On a 3-D site without `tagHeight`, the map is drawn 1.2 m above the floor, or within the site's
+    /// tag height range when that excludes 1.2 m; `height` overrides both.
+    @Test func defaultHeightRespectsTheTagHeightRange() {
+        var site = Site.hall
+        #expect(CoverageMap(site: site, resolution: 10).height == 1.2)
+        site.tagHeightRange = 2...3
+        #expect(CoverageMap(site: site, resolution: 10).height == 2)
+        #expect(CoverageMap(site: site, resolution: 10, height: 0.5).height == 0.5)
+    }
+
     /// The bound equals the covariance Multilateration reports for exact observations: one model.
     @Test func boundMatchesMultilaterationCovariance() throws {
         let p = Vec3(8, 6, 1.2)
