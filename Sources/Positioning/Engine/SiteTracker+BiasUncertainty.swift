@@ -52,18 +52,25 @@ extension TrackerContext {
             }
             // C = U·(Σ + m·mᵀ)·Uᵀ with U = [u₁ … u_k] (3 × k): column b of T = U·(Σ + m·mᵀ), then
             // C += T's column b times u_bᵀ (3k² + 9k multiply-adds).
-            var c = InlineArray<9, Double>(repeating: 0)
-            for b in 0..<k {
-                let sb = heard[b].slot, mb = heard[b].m
-                var t = Vec3.zero
-                for a in 0..<k {
-                    t = t + (learner.covariance[heard[a].slot * n + sb] + heard[a].m * mb) * heard[a].g
+            // Σ is symmetric, so row sb of it is read as column sb, contiguously.
+            var c0 = 0.0, c1 = 0.0, c2 = 0.0, c4 = 0.0, c5 = 0.0, c8 = 0.0
+            learner.covariance.withUnsafeBufferPointer { sigma in
+                for b in 0..<k {
+                    let row = sigma.baseAddress! + heard[b].slot * n, mb = heard[b].m
+                    var tx = 0.0, ty = 0.0, tz = 0.0
+                    for a in 0..<k {
+                        let h = heard[a]
+                        let w = row[h.slot] + h.m * mb
+                        tx += w * h.g.x; ty += w * h.g.y; tz += w * h.g.z
+                    }
+                    // C is symmetric: its upper triangle, mirrored below.
+                    let u = heard[b].g
+                    c0 += tx * u.x; c1 += tx * u.y; c2 += tx * u.z
+                    c4 += ty * u.y; c5 += ty * u.z; c8 += tz * u.z
                 }
-                let u = heard[b].g
-                c[0] += t.x * u.x; c[1] += t.x * u.y; c[2] += t.x * u.z
-                c[3] += t.y * u.x; c[4] += t.y * u.y; c[5] += t.y * u.z
-                c[6] += t.z * u.x; c[7] += t.z * u.y; c[8] += t.z * u.z
             }
+            var c = InlineArray<9, Double>(repeating: 0)
+            c[0] = c0; c[1] = c1; c[2] = c2; c[3] = c1; c[4] = c4; c[5] = c5; c[6] = c2; c[7] = c5; c[8] = c8
             return c
         }
     }
