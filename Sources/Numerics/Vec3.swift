@@ -92,3 +92,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension ClosedRange {
+    /// `x` moved into the range: the nearer bound when it lies outside, `x` itself inside.
+    @inlinable public func clamping(_ x: Bound) -> Bound { Swift.min(Swift.max(x, lowerBound), upperBound) }
+}

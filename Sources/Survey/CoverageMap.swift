@@ -30,7 +30,7 @@ public struct CoverageMap: Sendable {
         self.site = site
         self.resolution = resolution
         var usual = min(site.bounds.min.z + 1.2, site.bounds.max.z)
-        if let range = site.tagHeightRange { usual = min(max(usual, range.lowerBound), range.upperBound) }
+        if let range = site.tagHeightRange { usual = range.clamping(usual) }
         let h = height ?? site.tagHeight ?? usual
         self.height = h
         let b = site.bounds

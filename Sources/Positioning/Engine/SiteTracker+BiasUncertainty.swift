@@ -51,7 +51,7 @@ extension TrackerContext {
                                   w * (inverse[6] * g.x + inverse[7] * g.y + inverse[8] * g.z))
             }
             // C = U·(Σ + m·mᵀ)·Uᵀ with U = [u₁ … u_k] (3 × k): column b of T = U·(Σ + m·mᵀ), then
-            // C += T's column b times u_bᵀ (3k² + 9k multiply-adds).
+            // C += T's column b times u_bᵀ (3k² + 6k multiply-adds: C's upper triangle).
             // Σ is symmetric, so row sb of it is read as column sb, contiguously.
             var c0 = 0.0, c1 = 0.0, c2 = 0.0, c4 = 0.0, c5 = 0.0, c8 = 0.0
             learner.covariance.withUnsafeBufferPointer { sigma in

@@ -17,8 +17,8 @@ extension TrackerContext {
     /// range, a filter, or while inside).
     @inline(__always)
     func holdHeight(_ track: inout TagTrack) {
-        guard let range = heightRange, let z = track.filter?.x[2] else { return }
-        let edge = z > range.upperBound ? range.upperBound : (z < range.lowerBound ? range.lowerBound : z)
+        guard let range = heightRange, let z = track.filter?.x[2], z.isFinite else { return }
+        let edge = range.clamping(z)
         guard edge != z else { return }
         let std = config.tagHeightRangeStd
         track.filter!.update(residual: edge - z, gradient: Vec3(0, 0, 1), measurementVariance: std * std)

@@ -150,7 +150,7 @@ extension TrackerContext {
         if let f = track.filter, isInside(f.position) { starts.append(f.position) }
         starts.append(nil)
         var low = site.tagHeight ?? (b.min.z + 0.15 * (b.max.z - b.min.z))
-        if let range = heightRange { low = min(max(low, range.lowerBound), range.upperBound) }
+        if let range = heightRange { low = range.clamping(low) }
         starts.append(Vec3(0.5 * (b.min.x + b.max.x), 0.5 * (b.min.y + b.max.y), low))
         if site.dimensions == 3, !obs.isEmpty {
             // Below the anchors that hear the tag: the basin of the lower of two mirror solutions.
