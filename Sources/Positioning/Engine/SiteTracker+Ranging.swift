@@ -227,11 +227,14 @@ extension TrackerContext {
         guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
         if track.filter != nil {
             track.lastOutput = r.time
+            let reported = track.filter!.reported()
+            let consider = biasUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
+                                           learner: learner)
             let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
-                                        filter: track.filter!.reported(), learner: learner)
+                                        filter: reported, consider: consider)
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
-            smoother?.markEmitted(tag: tag, estimate: estimate)
+            smoother?.markEmitted(tag: tag, estimate: estimate, consider: consider)
         } else if let d = r.distance {
             track.lastOutput = r.time
             var azimuth: Double? = nil
@@ -245,13 +248,16 @@ extension TrackerContext {
 
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter, learner: BiasLearner) -> PositionEstimate {
         var f = f
-        return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
-                            filter: f.reported(), learner: learner)
+        let reported = f.reported()
+        return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors, filter: reported,
+                            consider: biasUncertainty(anchors: track.anchors, at: reported.position,
+                                                      time: reported.time, learner: learner))
     }
 
     /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
+    /// `consider` is what the learned biases' errors add (`biasUncertainty`), nil for nothing.
     func makeEstimate(tag: String, nis: Double, motion: MotionState, anchors: [AnchorState],
-                      filter f: TagFilter.Reported, learner: BiasLearner) -> PositionEstimate {
+                      filter f: TagFilter.Reported, consider: InlineArray<9, Double>?) -> PositionEstimate {
         let since = f.time - anchorWindow
         let three = site.dimensions == 3
         // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
@@ -264,10 +270,7 @@ extension TrackerContext {
             covXZ: three ? s * f.xz : 0, covYZ: three ? s * f.yz : 0, covZZ: three ? s * f.zz : 0,
             anchors: TagTrack.anchorsHeard(anchors, since: since), motion: motion, time: f.time)
         // Plus what the errors of the applied learned biases add, which averaging does not remove.
-        if let c = biasUncertainty(anchors: anchors, at: f.position, time: f.time, learner: learner) {
-            estimate.covXX += c[0]; estimate.covXY += c[1]; estimate.covYY += c[4]
-            if three { estimate.covXZ += c[2]; estimate.covYZ += c[5]; estimate.covZZ += c[8] }
-        }
+        if let consider { estimate.addConsider(consider, dimensions: site.dimensions) }
         return estimate
     }
 }

@@ -17,6 +17,9 @@ public struct TrajectorySmoother: Sendable {
         var held: Bool
         var newSegment: Bool
         var emitted: PositionEstimate?
+        /// What the learned biases' errors added to the emitted estimate's covariance: the smoother
+        /// averages the ranges too, not those errors, so the smoothed estimate carries it as well.
+        var consider: InlineArray<9, Double>?
     }
 
     var steps: [String: [Step]] = [:]
@@ -27,13 +30,15 @@ public struct TrajectorySmoother: Sendable {
     mutating func record(tag: String, prior: TagFilter, posterior: TagFilter, held: Bool, newSegment: Bool) {
         steps[tag, default: []].append(Step(time: posterior.time, prior: Self.flatten(prior),
                                             posterior: Self.flatten(posterior), held: held,
-                                            newSegment: newSegment, emitted: nil))
+                                            newSegment: newSegment, emitted: nil, consider: nil))
     }
 
-    /// Marks the tag's latest step as one that produced an output line.
-    mutating func markEmitted(tag: String, estimate: PositionEstimate) {
+    /// Marks the tag's latest step as one that produced an output line, with the consider covariance
+    /// of the learned biases that its covariance carried (nil for none).
+    mutating func markEmitted(tag: String, estimate: PositionEstimate, consider: InlineArray<9, Double>? = nil) {
         guard let last = steps[tag]?.indices.last else { return }
         steps[tag]![last].emitted = estimate
+        steps[tag]![last].consider = consider
     }
 
     static func flatten(_ f: TagFilter) -> [Double] {
@@ -59,12 +64,12 @@ public struct TrajectorySmoother: Sendable {
         let idx = free, m = idx.count
         var out: [PositionEstimate] = []
         var xs = s[s.count - 1].posterior      // smoothed state of step k+1 (x and P, 42 values)
-        if let e = s[s.count - 1].emitted { out.append(estimate(e, xs)) }
+        if let e = s[s.count - 1].emitted { out.append(estimate(e, xs, s[s.count - 1].consider)) }
         for k in stride(from: s.count - 2, through: 0, by: -1) {
             let next = s[k + 1]
             if next.newSegment {
                 xs = s[k].posterior
-                if let e = s[k].emitted { out.append(estimate(e, xs)) }
+                if let e = s[k].emitted { out.append(estimate(e, xs, s[k].consider)) }
                 continue
             }
             let cur = s[k].posterior
@@ -112,17 +117,18 @@ public struct TrajectorySmoother: Sendable {
                 } }
             }
             xs = smoothed
-            if let e = s[k].emitted { out.append(estimate(e, xs)) }
+            if let e = s[k].emitted { out.append(estimate(e, xs, s[k].consider)) }
         }
         return out
     }
 
-    private func estimate(_ e: PositionEstimate, _ x: [Double]) -> PositionEstimate {
+    private func estimate(_ e: PositionEstimate, _ x: [Double], _ consider: InlineArray<9, Double>?) -> PositionEstimate {
         var r = e
         r.position = Vec3(x[0], x[1], x[2])
         r.velocity = Vec3(x[3], x[4], x[5])
         r.covXX = x[6]; r.covXY = x[7]; r.covYY = x[6 + 7]
         if dimensions == 3 { r.covXZ = x[6 + 2]; r.covYZ = x[6 + 8]; r.covZZ = x[6 + 14] }
+        if let consider { r.addConsider(consider, dimensions: dimensions) }
         return r
     }
 }
