@@ -64,12 +64,12 @@ public struct TrajectorySmoother: Sendable {
         let idx = free, m = idx.count
         var out: [PositionEstimate] = []
         var xs = s[s.count - 1].posterior      // smoothed state of step k+1 (x and P, 42 values)
-        if let e = s[s.count - 1].emitted { out.append(estimate(e, xs, s[s.count - 1].consider)) }
+        if let e = smoothedEstimate(s[s.count - 1], xs) { out.append(e) }
         for k in stride(from: s.count - 2, through: 0, by: -1) {
             let next = s[k + 1]
             if next.newSegment {
                 xs = s[k].posterior
-                if let e = s[k].emitted { out.append(estimate(e, xs, s[k].consider)) }
+                if let e = smoothedEstimate(s[k], xs) { out.append(e) }
                 continue
             }
             let cur = s[k].posterior
@@ -117,18 +117,20 @@ public struct TrajectorySmoother: Sendable {
                 } }
             }
             xs = smoothed
-            if let e = s[k].emitted { out.append(estimate(e, xs, s[k].consider)) }
+            if let e = smoothedEstimate(s[k], xs) { out.append(e) }
         }
         return out
     }
 
-    private func estimate(_ e: PositionEstimate, _ x: [Double], _ consider: InlineArray<9, Double>?) -> PositionEstimate {
-        var r = e
+    /// The smoothed version of a step's emitted estimate (nil when the step emitted none): the smoothed
+    /// state `x` and covariance, plus the step's consider covariance.
+    private func smoothedEstimate(_ step: Step, _ x: [Double]) -> PositionEstimate? {
+        guard var r = step.emitted else { return nil }
         r.position = Vec3(x[0], x[1], x[2])
         r.velocity = Vec3(x[3], x[4], x[5])
         r.covXX = x[6]; r.covXY = x[7]; r.covYY = x[6 + 7]
         if dimensions == 3 { r.covXZ = x[6 + 2]; r.covYZ = x[6 + 8]; r.covZZ = x[6 + 14] }
-        if let consider { r.addConsider(consider, dimensions: dimensions) }
+        if let consider = step.consider { r.addConsider(consider, dimensions: dimensions) }
         return r
     }
 }
