@@ -22,12 +22,15 @@ enum SimulateCommand {
           --nlos P           probability that a pair is in an NLOS episode (0 to 1, default 0)
           --outliers P       probability that a range is a gross outlier (0 to 1, default 0)
           --rate HZ          ranging rate of each anchor-tag pair (default 5)
+          --gateway-batch S  each anchor's gateway sends its lines every S seconds (default 0: each line
+                             at its own time); lines are written in the order they would arrive, so one
+                             tag's lines from different anchors come out of time order by up to S
           -h, --help         show this help
         """
 
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "simulate",
-                              options: ["site", "tags", "duration", "truth", "output", "seed", "nlos", "outliers", "rate"],
+                              options: ["site", "tags", "duration", "truth", "output", "seed", "nlos", "outliers", "rate", "gateway-batch"],
                               switches: [])
         if a.wantsHelp { print(help); return }
         let site = try loadSite(try a.required("site"))
@@ -40,6 +43,7 @@ enum SimulateCommand {
         config.nlosProbability = try a.double("nlos", default: 0, in: 0...1)
         config.outlierProbability = try a.double("outliers", default: 0, in: 0...1)
         config.rangingRate = try a.double("rate", default: config.rangingRate, in: 0.01...1000)
+        config.gatewayBatch = try a.double("gateway-batch", default: 0, in: 0...60)
         do { try config.validate() } catch { throw CommandError.usage("simulate: \(error)") }
 
         let out = try OutputSink(a.string("output") ?? "-")

@@ -76,6 +76,33 @@ private func eachRanging(_ site: Site, _ config: SimulationConfig, _ check: (Ran
         #expect(sim.tagIDs == ["T0", "T1", "T2", "T3", "T4", "T5"])
     }
 
+    /// With a gateway batch, the run's events are the same, each anchor's in time order, delivered at
+    /// its gateway's sends: a tag's lines from different anchors come out of time order, by less than
+    /// one batch, and never before they were measured.
+    @Test func gatewayBatchesDeliverTheSameEventsOutOfOrder() {
+        var config = SimulationConfig(tags: 6, duration: 20, seed: 3, nlosProbability: 0.1)
+        config.dropoutRate = 2; config.suspendRate = 2
+        let inOrder = Simulator(site: hall(), config: config).run().events
+        config.gatewayBatch = 0.25
+        var delivered: [Event] = []
+        Simulator(site: hall(), config: config).generate(into: { delivered.append($0) })
+        #expect(delivered.count == inOrder.count)
+        #expect(Set(delivered.map { "\($0)" }) == Set(inOrder.map { "\($0)" }))
+        var lastByAnchor: [String: Nanoseconds] = [:], newest = Nanoseconds.min, backwards = 0
+        for e in delivered {
+            if case .ranging(let r) = e {
+                #expect(r.time >= lastByAnchor[r.anchor] ?? .min, "anchor \(r.anchor) out of order")
+                lastByAnchor[r.anchor] = r.time
+            }
+            if e.time < newest {
+                backwards += 1
+                #expect(newest - e.time < 250_000_000)
+            }
+            newest = max(newest, e.time)
+        }
+        #expect(backwards > 100, "\(backwards) events delivered after a later one")
+    }
+
     @Test func noiseFreeRangesAreTrueDistancePlusBias() {
         var config = quietConfig()
         config.noiseScale = 0

@@ -7,6 +7,11 @@ public struct EngineConfig: Sendable, Equatable {
     /// Most tags one site tracks at once; events that would start another are refused
     /// (`too_many_tags`). About 3 KB of engine state per tag, so the default bounds a site at ~300 MB.
     public var maxTagsPerSite = 100_000
+    /// How late a ranging line may arrive, seconds: gateways send in batches, so one tag's lines from
+    /// different anchors reach the engine out of time order. A line up to this much older than its
+    /// tag's filter is applied at the filter's time (the filter does not go back); an older one is
+    /// refused as `late`, because the tag may have moved a long way since.
+    public var maxLateness: Double = 1.0
     /// Measurements older than this are not used to (re)initialise a tag by multilateration, seconds.
     public var initWindow: Double = 1.0
     /// Anchors heard within this window count in a position's `anchors` field, seconds.

@@ -25,6 +25,12 @@ extension SiteTracker {
             number = tracks.insert(r.tag, TagTrack(anchorCount: context.anchorPositions.count, time: r.time,
                                                    config: context.config))
         }
+        // A line that arrived after a later one of its tag is applied at the filter's time (see
+        // `EngineConfig.maxLateness`), unless it is too late.
+        if let f = tracks.tracks[number!].filter, f.time - r.time > context.maxLateness {
+            throw .late(tag: r.tag, anchor: r.anchor, seconds: Double(f.time - r.time) * 1e-9,
+                        limit: context.config.maxLateness)
+        }
         context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.tracks[number!],
                         learner: &learnedBias, smoother: &smoother, emit: emit)
     }
@@ -224,9 +230,11 @@ extension TrackerContext {
     func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
                    learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
         let interval = outputInterval
-        guard track.lastOutput == .min || r.time - track.lastOutput >= interval else { return }
+        // A position is of the filter's time, which a late line does not move.
+        let now = max(r.time, track.filter?.time ?? .min)
+        guard track.lastOutput == .min || now - track.lastOutput >= interval else { return }
         if track.filter != nil {
-            track.lastOutput = r.time
+            track.lastOutput = now
             let reported = track.filter!.reported()
             let consider = biasUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
                                            learner: learner)

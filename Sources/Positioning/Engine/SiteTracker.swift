@@ -7,9 +7,11 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
     case unsupportedTechnology(anchor: String, technology: Technology)
     /// A new tag would take the site over `EngineConfig.maxTagsPerSite`.
     case tooManyTags(site: String, limit: Int)
+    /// A ranging line older than its tag's filter by more than `EngineConfig.maxLateness` (seconds).
+    case late(tag: String, anchor: String, seconds: Double, limit: Double)
 
     /// Every key, so counters can be created up front.
-    public static let allKeys = ["unknown_site", "unknown_anchor", "unsupported_technology", "too_many_tags"]
+    public static let allKeys = ["unknown_site", "unknown_anchor", "unsupported_technology", "too_many_tags", "late"]
 
     /// A stable snake_case name for counters.
     public var key: String {
@@ -18,6 +20,7 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
         case .unknownAnchor: "unknown_anchor"
         case .unsupportedTechnology: "unsupported_technology"
         case .tooManyTags: "too_many_tags"
+        case .late: "late"
         }
     }
 
@@ -27,6 +30,9 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
         case .unknownAnchor(let s, let a): "unknown anchor '\(a)' in site '\(s)'"
         case .unsupportedTechnology(let a, let t): "anchor '\(a)' does not range with '\(t.rawValue)'"
         case .tooManyTags(let s, let limit): "site '\(s)' already tracks \(limit) tags, its limit; new tags are refused"
+        case .late(let tag, let anchor, let seconds, let limit):
+            "anchor '\(anchor)' measured tag '\(tag)' \((seconds * 1000).rounded() / 1000) s before the tag's latest "
+                + "measurement, more than the \(limit) s a line may arrive late; not used"
         }
     }
 }
@@ -200,6 +206,8 @@ final class TrackerContext: Sendable {
     /// `config`'s anchor window, output interval and bias round interval in nanoseconds, converted
     /// once rather than on every line.
     let anchorWindow: Nanoseconds, outputInterval: Nanoseconds, biasRoundInterval: Nanoseconds
+    /// `config.maxLateness` in nanoseconds.
+    let maxLateness: Nanoseconds
     let biasRetryInterval: Nanoseconds
     /// `config.biasMaxBlockedProbability`, in the NLOS state's precision.
     let biasMaxBlockedProbability: Float
@@ -222,6 +230,7 @@ final class TrackerContext: Sendable {
         nlosParameters = PairNLOS.Parameters(config: config)
         anchorWindow = Nanoseconds(config.anchorWindow * 1e9)
         outputInterval = Nanoseconds(config.outputInterval * 1e9)
+        maxLateness = Nanoseconds(config.maxLateness * 1e9)
         biasRoundInterval = Nanoseconds(config.biasRoundInterval * 1e9)
         biasRetryInterval = Nanoseconds(config.biasRetryInterval * 1e9)
         biasMaxBlockedProbability = Float(config.biasMaxBlockedProbability)

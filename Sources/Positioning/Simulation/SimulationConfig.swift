@@ -62,6 +62,11 @@ public struct SimulationConfig: Sendable, Equatable {
     public var suspendRate: Double = 0.1
     /// How long a suspended anchor stays silent before `resumed`, seconds (default 2–6).
     public var suspendDuration: ClosedRange<Double> = 2...6
+    /// Seconds between the sends of each anchor's gateway (default 0: every event is delivered at its
+    /// own time, in time order). With a batch, `Simulator.generate` delivers the events in the order
+    /// a service would receive them: each anchor's lines at its gateway's next send, so one tag's
+    /// lines from different anchors arrive out of time order by up to one batch (see `GatewayDelivery`).
+    public var gatewayBatch: Double = 0
     /// Tag ids are this prefix plus a zero-padded index (default "T": T0, T1 … or T0000 … T1999).
     public var tagPrefix: String = "T"
 
@@ -95,6 +100,7 @@ public struct SimulationConfig: Sendable, Equatable {
         try check(speed.lowerBound > 0 && speed.upperBound.isFinite, "speed", "\(speed)")
         try check(stopDuration.lowerBound > 0 && stopDuration.upperBound.isFinite, "stopDuration", "\(stopDuration)")
         try check(noiseScale.isFinite && noiseScale >= 0, "noiseScale", "\(noiseScale)")
+        try check(gatewayBatch.isFinite && (0...3600).contains(gatewayBatch), "gatewayBatch", "\(gatewayBatch)")
     }
 }
 

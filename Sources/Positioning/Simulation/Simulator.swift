@@ -37,29 +37,38 @@ public struct Simulator: Sendable {
         SimulationStream(site: site, config: config, tagIDs: tagIDs)
     }
 
-    /// Streams the run in time order to two callbacks: gateway events and ground-truth samples
-    /// (every tag at `truthRate`, on a common grid starting at `startTime`).
+    /// Streams the run to two callbacks: gateway events and ground-truth samples (every tag at
+    /// `truthRate`, on a common grid starting at `startTime`).
     /// - Parameters:
-    ///   - event: called for each gateway event, in non-decreasing time.
+    ///   - event: called for each gateway event: in non-decreasing time, or, with a
+    ///     `gatewayBatch`, in the order a service would receive them (see `GatewayDelivery`).
     ///   - truth: called for each truth sample, interleaved in time with the events.
     public func generate<E: Error>(event: (Event) throws(E) -> Void,
                                    truth: (TruthSample) throws(E) -> Void) throws(E) {
         var stream = makeStream()
+        guard config.gatewayBatch > 0 else {
+            while let item = stream.next() {
+                switch item {
+                case .event(let e): try event(e)
+                case .truth(let s): try truth(s)
+                }
+            }
+            return
+        }
+        var delivery = GatewayDelivery(anchors: site.anchors, batch: config.gatewayBatch, seed: config.seed)
         while let item = stream.next() {
             switch item {
-            case .event(let e): try event(e)
+            case .event(let e): try delivery.add(e, deliver: event)
             case .truth(let s): try truth(s)
             }
         }
+        try delivery.finish(deliver: event)
     }
 
-    /// Streams only the gateway events, in non-decreasing time.
+    /// Streams only the gateway events, in the order of `generate(event:truth:)`.
     /// - Parameter body: called once per event.
     public func generate<E: Error>(into body: (Event) throws(E) -> Void) throws(E) {
-        var stream = makeStream()
-        while let item = stream.next() {
-            if case .event(let e) = item { try body(e) }
-        }
+        try generate(event: body, truth: { _ throws(E) in })
     }
 
     /// The whole run collected into arrays (for tests and small runs).
