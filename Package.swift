@@ -48,6 +48,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "SurveyTests", dependencies: ["Survey", "Positioning", "Numerics"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Positioning", "Wire"], swiftSettings: strict),
+        .testTarget(name: "SextantTests", dependencies: ["sextant", "Server"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -53,7 +53,9 @@ func site(_ id: String) -> Site {
 func simulatedLines(site: Site, tags: Int, seconds: Double, prefix: String = "T") -> (bytes: [UInt8], lines: Int) {
     var sim = SimulationConfig(tags: tags, duration: seconds)
     sim.tagPrefix = prefix
-    sim.startTime = ServiceClock.wallNow()
+    // Stamped in the seconds that end now, since they are sent at once: the service refuses lines
+    // more than `maxClockAhead` (2 s) ahead of its clock as clock_skew, and accepts old ones.
+    sim.startTime = ServiceClock.wallNow() - Int64(seconds * 1e9)
     var bytes: [UInt8] = []
     var lines = 0
     Simulator(site: site, config: sim).generate { if IngestEncoder.append($0, to: &bytes) { lines += 1 } }

@@ -38,9 +38,9 @@ public struct Pipeline: Sendable {
     }
 
     /// The rejection keys beyond the decoder's: the engine's, and the live service's `site_not_allowed`
-    /// (a gateway's token does not cover the line's site) and `rate_limited` (a connection over its
-    /// lines-per-second limit).
-    public static let rejectionKeys = EngineRejection.allKeys + ["site_not_allowed", "rate_limited"]
+    /// (a gateway's token does not cover the line's site), `rate_limited` (a connection over its
+    /// lines-per-second limit) and `clock_skew` (a timestamp outside the `TimestampWindow`).
+    public static let rejectionKeys = EngineRejection.allKeys + ["site_not_allowed", "rate_limited", "clock_skew"]
 
     /// Lines read so far (including comments, blank and rejected lines).
     public var linesRead: Int { splitter.lineCount }
@@ -116,13 +116,16 @@ public struct Pipeline: Sendable {
     ///   - maxLineLength: the splitter's limit, for the message of a too-long line.
     ///   - allowedSites: when set, events of other sites are refused as `site_not_allowed` (a gateway's
     ///     token restricted to its sites).
+    ///   - window: when set, events stamped outside it are refused as `clock_skew` before the engine
+    ///     sees them (the live service: its receive time and limits; the caller reads the clock).
     ///   - emit: receives each output, in order.
     ///   - applied: receives the event once the engine has applied it (not called for a blank or
     ///     comment line, nor for a rejected one).
     /// - Returns: the rejection, also counted here; nil when the line was applied, blank or a comment.
     @discardableResult
     public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
-                                 allowedSites: Set<String>? = nil, emit: (Output) -> Void,
+                                 allowedSites: Set<String>? = nil, window: TimestampWindow? = nil,
+                                 emit: (Output) -> Void,
                                  applied: (Event) -> Void = { _ in }) -> LineRejection? {
         switch piece {
         case .tooLong(let number):
@@ -139,6 +142,10 @@ public struct Pipeline: Sendable {
                         refused = reject(LineRejection(
                             line: number, key: "site_not_allowed",
                             message: "line \(number): this connection's token may not write site '\(event.site)'"))
+                        return
+                    }
+                    if let window, !window.contains(event.time) {
+                        refused = reject(window.rejection(line: number, time: event.time))
                         return
                     }
                     do throws(EngineRejection) {
@@ -216,8 +223,11 @@ public struct LineRejection: Error, Sendable, Equatable {
     public var key: String
     /// A message a user can act on, with the line number.
     public var message: String
+    /// For `clock_skew`: how far the line's timestamp is ahead of the server's clock, seconds
+    /// (negative: behind); nil for the other keys.
+    public var clockOffset: Double?
 
-    public init(line: Int, key: String, message: String) {
-        self.line = line; self.key = key; self.message = message
+    public init(line: Int, key: String, message: String, clockOffset: Double? = nil) {
+        self.line = line; self.key = key; self.message = message; self.clockOffset = clockOffset
     }
 }

@@ -29,6 +29,8 @@ final class IngestSession {
     /// Until the gateway has sent its `auth` line: the monotonic deadline for it (nil: authenticated,
     /// or the port needs no authentication).
     var authDeadline: Int64?
+    /// True once a `clock_skew` rejection on this connection has been logged (logged once per connection).
+    var clockSkewLogged = false
     /// Set when the connection is to be closed at the end of the current chunk (failed authentication).
     var closeReason: String?
     /// Token bucket of lines (`maxLinesPerSecond`; rate 0: no limit), burst one second's worth.

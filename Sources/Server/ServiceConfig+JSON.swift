@@ -8,7 +8,8 @@ extension ServiceConfig {
                                   "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
                                   "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
                                   "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
-                                  "maxConnectionsPerAddress", "maxTagsPerSite", "maxSubscriptionLength",
+                                  "maxConnectionsPerAddress", "maxTagsPerSite", "maxClockAhead", "maxClockBehind",
+                                  "maxSubscriptionLength",
                                   "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout",
                                   "retentionFullDays", "retentionKeepDays", "retentionInterval"]
 
@@ -88,6 +89,8 @@ extension ServiceConfig {
         if let v = try integer("maxFeedClients", 0...Int.max) { maxFeedClients = v }
         if let v = try integer("maxConnectionsPerAddress", 0...Int.max) { maxConnectionsPerAddress = v }
         if let v = try integer("maxTagsPerSite", 0...Int.max) { maxTagsPerSite = v }
+        if let v = try number("maxClockAhead") { maxClockAhead = v }
+        if let v = try number("maxClockBehind") { maxClockBehind = v }
         if let v = try integer("maxSubscriptionLength", 0...Int.max) { maxSubscriptionLength = v }
         if let v = try integer("maxSubscriptionItems", 0...Int.max) { maxSubscriptionItems = v }
         if let v = try number("authTimeout") { authTimeout = v }

@@ -1,5 +1,6 @@
 public import Positioning
 public import Store
+public import Pipeline
 
 /// What a feed client's full queue does with the next line.
 public enum OverflowPolicy: String, Sendable, Equatable, CaseIterable {
@@ -71,6 +72,14 @@ public struct ServiceConfig: Sendable, Equatable {
     /// Tags one site tracks at once (default 100,000); lines that would start another are rejected
     /// as `too_many_tags`.
     public var maxTagsPerSite = 100_000
+    /// How far ahead of the server's clock a line's timestamp may be, seconds (default 2; 0: no limit).
+    /// Later lines are rejected as `clock_skew`: a gateway whose clock runs ahead would otherwise move
+    /// its tags into the future, where the other gateways' lines no longer reach them.
+    public var maxClockAhead: Double = 2
+    /// How far behind the server's clock a line's timestamp may be, seconds (default 0: no limit, since
+    /// a replayed recording or a gateway that stores and forwards sends old timestamps). Older lines
+    /// are rejected as `clock_skew`.
+    public var maxClockBehind: Double = 0
     /// Longest line a feed client may send (its subscription), bytes (default 65,536).
     public var maxSubscriptionLength = 65_536
     /// Most sites and tags one subscription may name (default 10,000).
@@ -95,6 +104,15 @@ public struct ServiceConfig: Sendable, Equatable {
         let full = retentionFullDays ?? min(7, keep)
         let day = 86_400e9
         return RetentionPolicy(fullRate: Nanoseconds(full * day), keep: Nanoseconds(keep * day))
+    }
+
+    /// The window of timestamps accepted from lines received at `reference` (Unix nanoseconds), or nil
+    /// when neither `maxClockAhead` nor `maxClockBehind` is set.
+    public func timestampWindow(reference: Nanoseconds) -> TimestampWindow? {
+        guard maxClockAhead > 0 || maxClockBehind > 0 else { return nil }
+        // Saturated below 2^63 ns (292 years): a huge limit is no limit, not a trap.
+        func ns(_ s: Double) -> Nanoseconds? { s > 0 ? Nanoseconds(min(s * 1e9, 9.2e18)) : nil }
+        return TimestampWindow(reference: reference, ahead: ns(maxClockAhead), behind: ns(maxClockBehind))
     }
 
     /// The engine settings these options imply.
@@ -128,6 +146,10 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(maxFeedClients >= 1, "maxFeedClients", "must be at least 1")
         try check(maxConnectionsPerAddress >= 1, "maxConnectionsPerAddress", "must be at least 1")
         try check(maxTagsPerSite >= 1, "maxTagsPerSite", "must be at least 1")
+        try check(maxClockAhead >= 0 && maxClockAhead.isFinite, "maxClockAhead",
+                  "must be a finite number of seconds, not negative (0: no limit)")
+        try check(maxClockBehind >= 0 && maxClockBehind.isFinite, "maxClockBehind",
+                  "must be a finite number of seconds, not negative (0: no limit)")
         try check(maxSubscriptionLength >= 64, "maxSubscriptionLength", "must be at least 64 bytes")
         try check(maxSubscriptionItems >= 1, "maxSubscriptionItems", "must be at least 1")
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")

@@ -47,9 +47,11 @@ extension ServiceLoop {
     }
 
     /// Splits, decodes and positions one chunk from a gateway. Lines without a timestamp get the
-    /// receive time, read once per chunk.
+    /// receive time, read once per chunk; lines stamped too far from it are refused as `clock_skew`.
     func ingest(_ chunk: UnsafeRawBufferPointer, from s: IngestSession) {
-        let policy = TimestampPolicy.defaultTo(ServiceClock.wallNow())
+        let received = ServiceClock.wallNow()
+        let policy = TimestampPolicy.defaultTo(received)
+        let window = config.timestampWindow(reference: received)
         let monotonic = ServiceClock.monotonicNow()
         let limit = config.maxLineLength
         let record = config.recordMeasurements ? history : nil
@@ -71,7 +73,8 @@ extension ServiceLoop {
                 return
             }
             let refused = pipeline.process(piece, timestamps: policy, maxLineLength: limit,
-                                           allowedSites: s.access?.sites, emit: { route($0) }) { event in
+                                           allowedSites: s.access?.sites, window: window,
+                                           emit: { route($0) }) { event in
                 applied = true
                 if lastEventTime.map({ event.time > $0 }) ?? true { lastEventTime = event.time }
                 if let record, case .line(_, let bytes) = piece {
@@ -79,7 +82,10 @@ extension ServiceLoop {
                                   time: event.time)
                 }
             }
-            if let refused { s.reject(refused, now: monotonic) }
+            if let refused {
+                s.reject(refused, now: monotonic)
+                if let offset = refused.clockOffset { reportClockSkew(s, offset: offset) }
+            }
         }
         if applied { lastEventMonotonic = monotonic }
         if let reason = s.closeReason {
@@ -87,6 +93,16 @@ extension ServiceLoop {
             return
         }
         if s.hasReply { flushReplies(s) }
+    }
+
+    /// Logs a connection's first `clock_skew` rejection (the later ones are only counted and replied to).
+    /// - Parameter offset: the line's timestamp minus the receive time, seconds.
+    func reportClockSkew(_ s: IngestSession, offset: Double) {
+        guard !s.clockSkewLogged else { return }
+        s.clockSkewLogged = true
+        let limit = offset > 0 ? config.maxClockAhead : config.maxClockBehind
+        logger.warning("gateway clock skew: its lines are refused as clock_skew; is its clock set (NTP)?",
+                       ["conn": s.id, "peer": s.peer, "offset_s": (offset * 10).rounded() / 10, "limit_s": limit])
     }
 
     /// The line as recorded: as received, with ` time` appended when it had no timestamp.

@@ -67,11 +67,15 @@ public enum TimeText {
         return overflow2 ? nil : total
     }
 
-    /// Formats Unix nanoseconds as ISO 8601 UTC with nine fraction digits, e.g. `2026-11-30T14:05:00.000000000Z`.
-    /// - Parameter time: Unix nanoseconds.
-    public static func iso8601(_ time: Nanoseconds) -> String {
-        let seconds = time >= 0 ? time / 1_000_000_000 : (time + 1) / 1_000_000_000 - 1
-        let fraction = time - seconds * 1_000_000_000
+    /// Formats Unix nanoseconds as ISO 8601 UTC, e.g. `2026-11-30T14:05:00.000000000Z`, the fraction
+    /// truncated to `fractionDigits` digits (`2026-11-30T14:05:00.000Z` with 3; none with 0).
+    /// - Parameters:
+    ///   - time: Unix nanoseconds.
+    ///   - fractionDigits: digits of the fraction of a second, 0 to 9 (default 9: exact).
+    public static func iso8601(_ time: Nanoseconds, fractionDigits: Int = 9) -> String {
+        // Floor division by remainder: `seconds * 1e9` would overflow for the earliest `Int64` times.
+        var seconds = time / 1_000_000_000, fraction = time % 1_000_000_000
+        if fraction < 0 { seconds -= 1; fraction += 1_000_000_000 }
         let days = seconds >= 0 ? seconds / 86_400 : (seconds + 1) / 86_400 - 1
         let rest = Int(seconds - days * 86_400)
         let (y, m, d) = civilFromDays(Int(days))
@@ -79,8 +83,11 @@ public enum TimeText {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
+        let digits = min(max(fractionDigits, 0), 9)
+        var divisor = 1
+        for _ in digits..<9 { divisor *= 10 }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rest / 3600, 2)):\(pad(rest / 60 % 60, 2)):\(pad(rest % 60, 2))"
-            + ".\(pad(Int(fraction), 9))Z"
+            + (digits == 0 ? "" : ".\(pad(Int(fraction) / divisor, digits))") + "Z"
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

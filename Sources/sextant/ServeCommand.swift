@@ -39,8 +39,9 @@ enum ServeCommand {
           line length (maxLineLength, 65536 B: line_too_long), lines per second per ingest connection
           (--max-lines-per-second, off by default: rate_limited), connections (maxIngestConnections
           4096, maxFeedClients 1024, maxConnectionsPerAddress 2048: '# error' and close, counted as
-          connections_refused), tags per site (--max-tags-per-site, 100000: too_many_tags), and the
-          subscription (maxSubscriptionLength 65536 B, maxSubscriptionItems 10000 sites and tags).
+          connections_refused), tags per site (--max-tags-per-site, 100000: too_many_tags), timestamps
+          (--max-clock-ahead 2 s, --max-clock-behind off: clock_skew), and the subscription
+          (maxSubscriptionLength 65536 B, maxSubscriptionItems 10000 sites and tags).
 
         OPTIONS (a flag overrides the --config file, which overrides the default):
           --config FILE            JSON settings, e.g. {"bind": "0.0.0.0", "ingestPort": 7400,
@@ -64,6 +65,13 @@ enum ServeCommand {
           --record-measurements    also store every accepted raw ingest line (for a later replay)
           --max-lines-per-second N lines per second one ingest connection may send (default 0: no limit)
           --max-tags-per-site N    tags one site may track at once (default 100000)
+          --max-clock-ahead S      reject a line stamped more than S seconds ahead of the server's
+                                   clock as clock_skew (default 2; 0: no limit). A gateway whose
+                                   clock runs ahead would otherwise stall its tags. The first such
+                                   line of a connection is logged as a warning
+          --max-clock-behind S     reject a line stamped more than S seconds behind the server's
+                                   clock as clock_skew (default 0: no limit, since replayed
+                                   recordings and store-and-forward gateways send old timestamps)
           --retention-full-days D  retention while serving (off by default): positions keep their
                                    full rate for D days (default 7 once retention is on), and raw
                                    lines are kept as long
@@ -78,13 +86,18 @@ enum ServeCommand {
           -h, --help               show this help
         """
 
+    /// The command line, parsed (not yet validated: `makeConfig` does that).
+    static func arguments(_ argv: [String]) throws(CommandError) -> Arguments {
+        try Arguments(argv, command: "serve",
+                      options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
+                                "output-interval", "feed-queue", "overflow", "subscription-wait", "log-level",
+                                "max-lines-per-second", "max-tags-per-site", "max-clock-ahead", "max-clock-behind",
+                                "retention-full-days", "retention-keep-days"],
+                      switches: ["record-measurements", "no-bias-learning"])
+    }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "serve",
-                              options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
-                                        "output-interval", "feed-queue", "overflow", "subscription-wait", "log-level",
-                                        "max-lines-per-second", "max-tags-per-site",
-                                        "retention-full-days", "retention-keep-days"],
-                              switches: ["record-measurements", "no-bias-learning"])
+        let a = try arguments(argv)
         if a.wantsHelp { print(help); return }
         let config = try makeConfig(a)
         let logger = Logger(level: try logLevel(a.string("log-level") ?? "info"))
@@ -151,6 +164,8 @@ enum ServeCommand {
         if a.flag("record-measurements") { c.recordMeasurements = true }
         c.maxLinesPerSecond = try a.double("max-lines-per-second", default: c.maxLinesPerSecond, in: 0...1e9)
         c.maxTagsPerSite = try a.int("max-tags-per-site", default: c.maxTagsPerSite, in: 1...100_000_000)
+        c.maxClockAhead = try a.double("max-clock-ahead", default: c.maxClockAhead, in: 0...1e9)
+        c.maxClockBehind = try a.double("max-clock-behind", default: c.maxClockBehind, in: 0...1e9)
         if a.string("retention-full-days") != nil {
             c.retentionFullDays = try a.double("retention-full-days", default: 7, in: 0...36_500)
         }

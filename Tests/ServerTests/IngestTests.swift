@@ -105,9 +105,10 @@ import Pipeline
         #expect(s.rejectedTotal == bad.count)
         #expect(s.eventsApplied == 1)
         // missing_timestamp cannot happen live (the receive time is the default); the limits' and the
-        // tokens' keys are checked in LimitsTests and AuthenticationTests.
+        // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests.
         let keys = Set(RejectReason.allKeys + Pipeline.rejectionKeys)
-        #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited"]) == keys)
+        #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited",
+                                             "clock_skew"]) == keys)
         let replies = LineReader(g).lines(timeout: 3) { $0.contains("[unsupported_technology]") }
         #expect(replies.count == bad.count)
         for (i, (key, _)) in bad.enumerated() {

@@ -40,7 +40,7 @@ final class TestService {
     let host: ServiceHost
     var service: Service { host.service }
 
-    init(directory: String = temporaryDirectory(), imports: [SiteFile] = [demoSiteFile],
+    init(directory: String = temporaryDirectory(), imports: [SiteFile] = [demoSiteFile], logger: Logger = .silent,
          _ configure: (inout ServiceConfig) -> Void = { _ in }) throws {
         var config = ServiceConfig()
         config.ingestPort = 0
@@ -49,7 +49,7 @@ final class TestService {
         config.historyMaxDelay = 0.02
         configure(&config)
         self.directory = directory
-        host = try ServiceHost(config: config, imports: imports, fallback: nil, logger: .silent)
+        host = try ServiceHost(config: config, imports: imports, fallback: nil, logger: logger)
         try host.service.start()
     }
 

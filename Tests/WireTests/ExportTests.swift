@@ -33,6 +33,13 @@ struct TimeTextTests {
         #expect(TimeText.iso8601(t + 1) == "2026-11-30T14:05:00.000000001Z")
         #expect(TimeText.iso8601(-1) == "1969-12-31T23:59:59.999999999Z")
         for v: Int64 in [0, -1, t, 951_782_400_123_456_789] { #expect(TimeText.parse(TimeText.iso8601(v)) == v) }
+        // Fewer fraction digits truncate (toward the earlier time, also before 1970).
+        #expect(TimeText.iso8601(t + 123_999_999, fractionDigits: 3) == "2026-11-30T14:05:00.123Z")
+        #expect(TimeText.iso8601(t + 999_999_999, fractionDigits: 0) == "2026-11-30T14:05:00Z")
+        #expect(TimeText.iso8601(-1, fractionDigits: 3) == "1969-12-31T23:59:59.999Z")
+        // The ends of Int64 (a gateway may send either): formatted, not trapped.
+        #expect(TimeText.iso8601(.min) == "1677-09-21T00:12:43.145224192Z")
+        #expect(TimeText.iso8601(.max) == "2262-04-11T23:47:16.854775807Z")
     }
 }
 
