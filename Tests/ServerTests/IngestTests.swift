@@ -3,6 +3,7 @@ import Testing
 import Positioning
 import Wire
 import Pipeline
+import Numerics
 @testable import Server
 
 @Suite(.serialized) struct IngestTests {
@@ -105,15 +106,44 @@ import Pipeline
         #expect(s.rejectedTotal == bad.count)
         #expect(s.eventsApplied == 1)
         // missing_timestamp cannot happen live (the receive time is the default); the limits' and the
-        // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests.
+        // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests, `late` below.
         let keys = Set(RejectReason.allKeys + Pipeline.rejectionKeys)
         #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited",
-                                             "clock_skew"]) == keys)
+                                             "clock_skew", "late"]) == keys)
         let replies = LineReader(g).lines(timeout: 3) { $0.contains("[unsupported_technology]") }
         #expect(replies.count == bad.count)
         for (i, (key, _)) in bad.enumerated() {
             #expect(replies.contains { $0.hasPrefix("# rejected line \(i + 1): ") && $0.hasSuffix("[\(key)]") }, "\(key)")
         }
+    }
+
+    /// A placed tag's line that arrives more than `maxLateness` (1 s) after a later one of the same tag
+    /// is refused as `late`, counted and answered; one 0.5 s late is applied.
+    @Test func aLateLineIsRefusedAndAnswered() throws {
+        let t = try TestService()
+        defer { t.stop() }
+        let site = Site.demoWarehouse
+        let tag = Vec3(12, 8, site.tagHeight ?? 1)
+        let t0: Int64 = 1_700_000_000_000_000_000
+        var text = "", lines = 0
+        for round in 0..<10 {
+            for a in site.anchors where a.technologies.contains(.uwb) {
+                text += "ranging,site=\(site.id),anchor=\(a.id),tag=L,tech=uwb distance=\((tag - a.position).norm) "
+                    + "\(t0 + Int64(round) * 100_000_000)\n"
+                lines += 1
+            }
+        }
+        let last = t0 + 900_000_000
+        text += "ranging,site=\(site.id),anchor=U1,tag=L,tech=uwb distance=3 \(last - 2_000_000_000)\n"
+        text += "ranging,site=\(site.id),anchor=U1,tag=L,tech=uwb distance=3 \(last - 500_000_000)\n"
+        let g = try t.gateway()
+        try g.writeAll(Array(text.utf8))
+        let s = t.waitFor { $0.linesIn >= lines + 2 }
+        #expect(s.rejected["late"] == 1)
+        #expect(s.rejectedTotal == 1)
+        #expect(s.eventsApplied == lines + 1)
+        let replies = LineReader(g).lines(timeout: 3) { $0.contains("[late]") }
+        #expect(replies.contains { $0.hasPrefix("# rejected line \(lines + 1): ") && $0.contains("2.0 s before") })
     }
 
     /// Replies are rate-limited: a burst of bad lines gives a bounded number of replies and a summary.
