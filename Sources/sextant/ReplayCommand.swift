@@ -19,6 +19,9 @@ enum ReplayCommand {
           --output FILE          output lines; '-' or absent: standard output
           --output-interval S    at most one line per tag every S seconds (default 0.1; 0: every update)
           --tag-timeout S        remove a tag after S seconds without measurements (default 10)
+          --max-lateness S       refuse as 'late' a ranging line more than S seconds older than the
+                                 latest line of its tag (default 1); a file must be in time order
+                                 within that
           --no-bias-learning     do not learn anchor range biases online
           --smooth               write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory
                                  instead of the live filter's positions: position lines only, at the
@@ -28,7 +31,7 @@ enum ReplayCommand {
 
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "replay",
-                              options: ["site", "input", "output", "output-interval", "tag-timeout"],
+                              options: ["site", "input", "output", "output-interval", "tag-timeout", "max-lateness"],
                               switches: ["no-bias-learning", "smooth"])
         if a.wantsHelp { print(help); return }
         let sitePaths = a.strings("site")
@@ -36,6 +39,7 @@ enum ReplayCommand {
         var config = EngineConfig()
         config.outputInterval = try a.double("output-interval", default: config.outputInterval, in: 0...3600)
         config.tagTimeout = try a.double("tag-timeout", default: config.tagTimeout, in: 0.1...86_400)
+        config.maxLateness = try a.double("max-lateness", default: config.maxLateness, in: 0...3600)
         config.learnBias = !a.flag("no-bias-learning")
         let smooth = a.flag("smooth")
         config.recordForSmoothing = smooth

@@ -24,4 +24,14 @@ import Server
         #expect(ServeCommand.help.contains("--max-clock-ahead S"))
         #expect(ServeCommand.help.contains("--max-clock-behind S"))
     }
+
+    @Test("--max-lateness reaches the engine's config; a negative value is a usage error")
+    func latenessFlag() throws {
+        let defaults = try ServeCommand.makeConfig(ServeCommand.arguments([]))
+        #expect(defaults.maxLateness == 1 && defaults.engine.maxLateness == 1)
+        let c = try ServeCommand.makeConfig(ServeCommand.arguments(["--max-lateness", "0.25"]))
+        #expect(c.engine.maxLateness == 0.25)
+        #expect(throws: CommandError.self) { try ServeCommand.makeConfig(ServeCommand.arguments(["--max-lateness", "-1"])) }
+        #expect(ServeCommand.help.contains("--max-lateness S"))
+    }
 }
