@@ -4,7 +4,7 @@ extension ServiceConfig {
     /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for
     /// `bindAddress`, `sites` for `sitePaths`, `overflow` as `"drop-oldest"` or `"disconnect"`).
     public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "sites", "tagTimeout",
-                                  "outputInterval", "maxLateness", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
+                                  "outputInterval", "maxLateness", "anchorSilence", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
                                   "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
                                   "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
                                   "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
@@ -70,6 +70,7 @@ extension ServiceConfig {
         if let v = try number("tagTimeout") { tagTimeout = v }
         if let v = try number("outputInterval") { outputInterval = v }
         if let v = try number("maxLateness") { maxLateness = v }
+        if let v = try number("anchorSilence") { anchorSilence = v }
         if let v = try bool("learnBias") { learnBias = v }
         if let v = try integer("feedQueueLines", 0...Int.max) { feedQueueLines = v }
         if let v = try string("overflow") {

@@ -29,6 +29,9 @@ public struct ServiceConfig: Sendable, Equatable {
     /// A ranging line more than this older than its tag's latest is refused as `late` (default 1 s;
     /// `EngineConfig.maxLateness`).
     public var maxLateness: Double = 1
+    /// An anchor heard before and then silent for this long is logged as a warning and counted in
+    /// `anchors_silent` (default 30 s; 0: off).
+    public var anchorSilence: Double = 30
     /// Learn anchor range biases online (default true).
     public var learnBias = true
     /// Lines a feed client may have queued before `overflow` applies (default 65,536).
@@ -137,6 +140,7 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(tagTimeout >= 0.1 && tagTimeout <= 86_400, "tagTimeout", "must be between 0.1 and 86400 seconds")
         try check(outputInterval >= 0 && outputInterval <= 3600, "outputInterval", "must be between 0 and 3600 seconds")
         try check(maxLateness >= 0 && maxLateness <= 3600, "maxLateness", "must be between 0 and 3600 seconds")
+        try check(anchorSilence >= 0 && anchorSilence <= 86_400, "anchorSilence", "must be between 0 and 86400 seconds (0: off)")
         try check(feedQueueLines >= 16 && feedQueueLines <= 10_000_000, "feedQueueLines", "must be between 16 and 10000000")
         try check(subscriptionWait >= 0 && subscriptionWait <= 60, "subscriptionWait", "must be between 0 and 60 seconds")
         try check(maxLineLength >= 256 && maxLineLength <= 16 << 20, "maxLineLength", "must be between 256 and 16777216 bytes")

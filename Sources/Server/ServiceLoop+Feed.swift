@@ -4,7 +4,7 @@ import Glibc
 import Positioning
 import Wire
 
-/// Feed connections: accept, the subscription line, the snapshot, `#stats`, flushing.
+/// Feed connections: accept, the subscription line, the snapshot, `#stats`, `#anchors`, flushing.
 extension ServiceLoop {
     func acceptFeed() {
         acceptPending(on: feedListener, port: .feed, open: { fd, token, peer in
@@ -38,7 +38,7 @@ extension ServiceLoop {
         }
     }
 
-    /// Handles what a feed client sent: its subscription line first, then `#stats` requests.
+    /// Handles what a feed client sent: its subscription line first, then `#stats` and `#anchors` requests.
     private func request(_ bytes: UnsafeRawBufferPointer, from c: FeedClient) {
         for byte in bytes {
             guard c.phase != .closingAfterFlush else { return }
@@ -72,6 +72,15 @@ extension ServiceLoop {
             let text = line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
                 ? stats().lineProtocol(time: ServiceClock.wallNow())
                 : stats().commentLines
+            if case .awaitingSubscription = c.phase {
+                reply(c, text, thenClose: true)
+            } else {
+                reply(c, text, thenClose: false)
+            }
+            return
+        }
+        if line == "#anchors" {
+            let text = anchorHealthLines(sites: c.access?.sites)
             if case .awaitingSubscription = c.phase {
                 reply(c, text, thenClose: true)
             } else {

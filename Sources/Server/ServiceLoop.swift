@@ -68,6 +68,8 @@ final class ServiceLoop: @unchecked Sendable {
     var lastEventTime: Nanoseconds?
     var lastEventMonotonic: Int64 = 0
     var lastSweep: Int64 = 0
+    /// Anchors warned about as silent (`watchAnchors`), until they are heard again.
+    var silentAnchors: Set<AnchorKey> = []
     /// When the feed clients were last flushed (monotonic ns).
     var lastFlush: Int64 = 0
     /// The history sink's counters when last logged (see `logHistoryHealth`).
@@ -184,6 +186,7 @@ final class ServiceLoop: @unchecked Sendable {
             idleSweep(now: now)
             if config.ingestTokens.isRequired { closeUnauthenticatedGateways(now: now) }
             logHistoryHealth()
+            watchAnchors()
         }
     }
 
@@ -244,6 +247,7 @@ final class ServiceLoop: @unchecked Sendable {
         s.authFailures = authFailures
         s.tags = pipeline.engine.tagCount
         s.sites = pipeline.engine.trackers.count
+        s.anchorsSilent = silentAnchors.count
         if let h = history?.sinkStats {
             s.historyRowsWritten = h.rowsWritten
             s.historyPending = h.pending

@@ -30,6 +30,8 @@ public struct ServiceStats: Sendable, Equatable {
     /// Tags tracked by the engine now.
     public var tags = 0
     public var sites = 0
+    /// Anchors silent now: heard before, but not for `anchorSilence` seconds.
+    public var anchorsSilent = 0
     public var historyRowsWritten = 0
     public var historyPending = 0
     public var historyDropped = 0
@@ -55,7 +57,7 @@ public struct ServiceStats: Sendable, Equatable {
             ("feed_clients_total", feedClientsTotal), ("feed_lines_queued", feedLinesQueued),
             ("feed_lines_dropped", feedLinesDropped), ("feed_clients_disconnected", feedClientsDisconnected),
             ("connections_refused", connectionsRefused), ("auth_failures", authFailures),
-            ("tags", tags), ("sites", sites), ("history_rows_written", historyRowsWritten),
+            ("tags", tags), ("sites", sites), ("anchors_silent", anchorsSilent), ("history_rows_written", historyRowsWritten),
             ("history_pending", historyPending), ("history_dropped", historyDropped),
         ]
         return f

@@ -1,4 +1,4 @@
-/// The client side of `#stats`: what `sextant status` and the tests use.
+/// The client side of `#stats` and `#anchors`: what `sextant status` and the tests use.
 public enum StatsClient {
     /// Connects to a feed port, sends `#stats` (or `#stats lp`), and reads the reply until the service
     /// closes the connection.
@@ -11,10 +11,17 @@ public enum StatsClient {
     /// - Returns: the reply text (`# error: …` when the service refused the token).
     public static func request(host: String, port: UInt16, lineProtocol: Bool = false,
                                timeout: Double = 5, token: String? = nil) throws(SystemError) -> String {
+        try request(lineProtocol ? "#stats lp" : "#stats", host: host, port: port, timeout: timeout, token: token)
+    }
+
+    /// Connects to a feed port, sends one request line (`#stats`, `#stats lp` or `#anchors`), and reads
+    /// the reply until the service closes the connection.
+    public static func request(_ line: String, host: String, port: UInt16, timeout: Double = 5,
+                               token: String? = nil) throws(SystemError) -> String {
         let socket = try Socket.connect(host: host, port: port)
         socket.setReceiveTimeout(timeout)
         let auth = token.map { "auth \($0)\n" } ?? ""
-        try socket.writeAll(Array((auth + (lineProtocol ? "#stats lp\n" : "#stats\n")).utf8))
+        try socket.writeAll(Array((auth + line + "\n").utf8))
         var reply: [UInt8] = []
         while true {
             let chunk = try socket.read()

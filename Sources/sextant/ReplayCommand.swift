@@ -26,13 +26,18 @@ enum ReplayCommand {
           --smooth               write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory
                                  instead of the live filter's positions: position lines only, at the
                                  same times; holds the run in memory (about 0.4 KB per ranging line)
+          --anchors              also print each anchor's health at the end (stderr): its lines, how
+                                 long before the end it was last heard, the shares of its ranges
+                                 rejected and taken for blocked paths, its normalised innovation RMS
+                                 (1 or less; an anchor whose map position is wrong shows several
+                                 times the others'), and its learned bias
           -h, --help             show this help
         """
 
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "replay",
                               options: ["site", "input", "output", "output-interval", "tag-timeout", "max-lateness"],
-                              switches: ["no-bias-learning", "smooth"])
+                              switches: ["no-bias-learning", "smooth", "anchors"])
         if a.wantsHelp { print(help); return }
         let sitePaths = a.strings("site")
         guard !sitePaths.isEmpty else { throw CommandError.usage("replay: --site is required (see 'sextant replay --help')") }
@@ -75,5 +80,19 @@ enum ReplayCommand {
             summary += "\nreplay: … \(pipeline.rejections.total - pipeline.rejectionMessages.count) more rejected lines"
         }
         printError(summary)
+        if a.flag("anchors") { printError(String(anchorTable(pipeline.engine.anchorReports()).dropLast())) }
+    }
+
+    /// The anchors' health as `sextant status --anchors` prints it, with the silence counted back from
+    /// the newest line of each anchor's site.
+    static func anchorTable(_ reports: [AnchorReport]) -> String {
+        var newest: [String: Nanoseconds] = [:]
+        for r in reports where r.health.lines > 0 { newest[r.site] = max(newest[r.site] ?? .min, r.health.lastHeard) }
+        var bytes: [UInt8] = []
+        for r in reports {
+            let silent = r.health.lines > 0 ? newest[r.site].map { Double($0 - r.health.lastHeard) * 1e-9 } : nil
+            OutputEncoder.appendAnchorHealth(r, silentSeconds: silent, time: newest[r.site] ?? 0, to: &bytes)
+        }
+        return StatusCommand.anchorTable(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -59,6 +59,8 @@ enum ServeCommand {
           --output-interval S      at most one line per tag every S seconds (default 0.1)
           --max-lateness S         refuse as 'late' a ranging line more than S seconds older than the
                                    latest line of its tag (default 1)
+          --anchor-silence S       warn when an anchor that was heard is silent for S seconds, and count
+                                   it in anchors_silent (default 30; 0: off); see 'sextant status --anchors'
           --no-bias-learning       do not learn anchor range biases online
           --feed-queue N           lines queued per feed client before overflow (default 65536)
           --overflow POLICY        drop-oldest (default: the client reads '# dropped N lines') or
@@ -92,7 +94,7 @@ enum ServeCommand {
     static func arguments(_ argv: [String]) throws(CommandError) -> Arguments {
         try Arguments(argv, command: "serve",
                       options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
-                                "output-interval", "max-lateness", "feed-queue", "overflow", "subscription-wait", "log-level",
+                                "output-interval", "max-lateness", "anchor-silence", "feed-queue", "overflow", "subscription-wait", "log-level",
                                 "max-lines-per-second", "max-tags-per-site", "max-clock-ahead", "max-clock-behind",
                                 "retention-full-days", "retention-keep-days"],
                       switches: ["record-measurements", "no-bias-learning"])
@@ -155,6 +157,7 @@ enum ServeCommand {
         c.tagTimeout = try a.double("tag-timeout", default: c.tagTimeout, in: 0.1...86_400)
         c.outputInterval = try a.double("output-interval", default: c.outputInterval, in: 0...3600)
         c.maxLateness = try a.double("max-lateness", default: c.maxLateness, in: 0...3600)
+        c.anchorSilence = try a.double("anchor-silence", default: c.anchorSilence, in: 0...86_400)
         if a.flag("no-bias-learning") { c.learnBias = false }
         c.feedQueueLines = try a.int("feed-queue", default: c.feedQueueLines, in: 16...10_000_000)
         if let v = a.string("overflow") {

@@ -57,7 +57,7 @@ private func same(_ a: TagFilter, _ b: TagFilter) -> Bool {
         let before = try #require(filter())
         let stale = Ranging(site: site.id, anchor: anchors[0].id, tag: "T", technology: .uwb, distance: 3,
                             time: time - 1_500_000_000)
-        #expect(throws: EngineRejection.late(tag: "T", anchor: anchors[0].id, seconds: 1.5, limit: 1)) {
+        #expect(throws: EngineRejection.late(seconds: 1.5, limit: 1)) {
             try tracker.handle(.ranging(stale)) { _ in }
         }
         let after = try #require(filter())

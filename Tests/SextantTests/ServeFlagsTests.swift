@@ -33,5 +33,9 @@ import Server
         #expect(c.engine.maxLateness == 0.25)
         #expect(throws: CommandError.self) { try ServeCommand.makeConfig(ServeCommand.arguments(["--max-lateness", "-1"])) }
         #expect(ServeCommand.help.contains("--max-lateness S"))
+        #expect(defaults.anchorSilence == 30)
+        #expect(try ServeCommand.makeConfig(ServeCommand.arguments(["--anchor-silence", "0"])).anchorSilence == 0)
+        #expect(throws: CommandError.self) { try ServeCommand.makeConfig(ServeCommand.arguments(["--anchor-silence", "-5"])) }
+        #expect(ServeCommand.help.contains("--anchor-silence S"))
     }
 }

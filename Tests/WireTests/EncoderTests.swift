@@ -185,3 +185,27 @@ struct EncoderTests {
         #expect(lines.map(\.measurement) == ["position", "removed"])
     }
 }
+
+@Suite struct AnchorHealthEncoderTests {
+    @Test func anAnchorHealthLineReadsBack() throws {
+        var h = AnchorHealth()
+        h.lines = 120; h.ranges = 96; h.rejected = 1; h.blocked = 4; h.squaredInnovations = 96 * 0.81
+        let r = AnchorReport(site: "hall a", anchor: "U,1", health: h, learnedBias: 0.12345)
+        var bytes: [UInt8] = []
+        #expect(OutputEncoder.appendAnchorHealth(r, silentSeconds: 0.25, time: 1_700_000_000_000_000_000, to: &bytes))
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text == "anchor_health,site=hall\\ a,anchor=U\\,1 lines=120i,ranges=96i,rejected=1i,blocked=4i,"
+                + "innovation_rms=0.9,learned_bias=0.1235,silent_s=0.25 1700000000000000000\n")
+        let line = try #require(try ParsedLine.parse(text))
+        #expect(line.tag("anchor") == "U,1" && line.field("lines") == .integer(120))
+
+        // Never heard: no RMS, no silence.
+        bytes.removeAll()
+        #expect(OutputEncoder.appendAnchorHealth(AnchorReport(site: "s", anchor: "A", health: AnchorHealth(), learnedBias: 0),
+                                                 silentSeconds: nil, time: 5, to: &bytes))
+        #expect(String(decoding: bytes, as: UTF8.self)
+                == "anchor_health,site=s,anchor=A lines=0i,ranges=0i,rejected=0i,blocked=0i,learned_bias=0 5\n")
+        #expect(!OutputEncoder.appendAnchorHealth(AnchorReport(site: "s", anchor: "A\n", health: h, learnedBias: 0),
+                                                  silentSeconds: nil, time: 5, to: &bytes))
+    }
+}

@@ -44,4 +44,7 @@ public struct Engine: Sendable {
 
     /// The number of tracked tags over all sites.
     public var tagCount: Int { siteTrackers.reduce(0) { $0 + $1.tagCount } }
+
+    /// Every anchor of every site (sites in their order, anchors in the site's), with its health.
+    public func anchorReports() -> [AnchorReport] { siteTrackers.flatMap { $0.anchorReports() } }
 }

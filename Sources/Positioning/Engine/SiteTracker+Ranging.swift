@@ -25,23 +25,25 @@ extension SiteTracker {
             number = tracks.insert(r.tag, TagTrack(anchorCount: context.anchorPositions.count, time: r.time,
                                                    config: context.config))
         }
-        // A line that arrived after a later one of its tag is applied at the filter's time (see
-        // `EngineConfig.maxLateness`), unless it is too late.
-        if let f = tracks.tracks[number!].filter, f.time - r.time > context.maxLateness {
-            throw .late(tag: r.tag, anchor: r.anchor, seconds: Double(f.time - r.time) * 1e-9,
-                        limit: context.config.maxLateness)
+        if let late = context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.tracks[number!],
+                                      learner: &learnedBias, smoother: &smoother, health: &anchorHealth[a],
+                                      emit: emit) {
+            throw .late(seconds: Double(late) * 1e-9, limit: context.config.maxLateness)
         }
-        context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.tracks[number!],
-                        learner: &learnedBias, smoother: &smoother, emit: emit)
     }
 }
 
 extension TrackerContext {
     /// Turns one ranging line into scalar observations (bias removed, directions outside the field of
     /// view dropped), feeds the tag's filter, and emits a position or, when the tag cannot be placed,
-    /// a proximity line.
+    /// a proximity line. A line older than the tag's filter is applied at the filter's time; one more
+    /// than `maxLateness` older changes nothing, and its lateness (ns) is returned.
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
-                 learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
+                 learner: inout BiasLearner, smoother: inout TrajectorySmoother?, health: inout AnchorHealth,
+                 emit: (Output) -> Void) -> Nanoseconds? {
+        if let t = track.filter?.time, t - r.time > maxLateness { return t - r.time }
+        health.lines += 1
+        health.lastHeard = max(health.lastHeard, r.time)
         var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
         makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learner.bias(anchor: a, technology: tech),
                          into: &observations)
@@ -67,18 +69,19 @@ extension TrackerContext {
             let held = predict(&track, to: r.time)
             if smoother == nil {
                 applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learner: &learner,
-                          smoother: &smoother)
+                          smoother: &smoother, health: &health)
             } else {
                 // The prior is copied only for the smoother: a `TagFilter` is 352 bytes (a `memcpy`).
                 let prior = track.filter!
                 if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learner: &learner,
-                             smoother: &smoother) {
+                             smoother: &smoother, health: &health) {
                     smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
                 }
             }
         }
         emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, learner: &learner, smoother: &smoother,
                   emit: emit)
+        return nil
     }
 
     /// Updates a placed tag's predicted filter with a line's observations, teaches the bias learner,
@@ -86,8 +89,8 @@ extension TrackerContext {
     @discardableResult
     func applyLine(_ observations: LineObservations, to track: inout TagTrack, time: Nanoseconds, tag: String,
                    placed: Bool, learner: inout BiasLearner,
-                   smoother: inout TrajectorySmoother?) -> Bool {
-        for i in 0..<observations.count { update(&track, with: observations, i) }
+                   smoother: inout TrajectorySmoother?, health: inout AnchorHealth) -> Bool {
+        for i in 0..<observations.count { update(&track, with: observations, i, health: &health) }
         holdHeight(&track)
         if placed { teachBiases(&track, time: time, learner: &learner) }
         guard track.rejectRun >= config.divergenceRun

@@ -3,15 +3,18 @@ internal import Numerics
 extension TrackerContext {
     /// `update(_:with:)` with observation `i` of a line: a range is applied without building its
     /// `Observation` (the same arithmetic), an angle through it.
+    /// A range's outcome is counted in `health`, its anchor's.
     @inline(__always)
-    func update(_ track: inout TagTrack, with line: LineObservations, _ i: Int) {
+    func update(_ track: inout TagTrack, with line: LineObservations, _ i: Int, health: inout AnchorHealth) {
         let o = line.item(i)
         guard o.kind == .range else { return update(&track, with: line[i]) }
         guard let inn = track.filter?.rangeInnovation(value: o.value, std: o.std, anchor: line.anchorPosition) else {
             return
         }
-        update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: o.value, std: o.std,
-               removedBias: o.removedBias)
+        let e = update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: o.value, std: o.std,
+                       removedBias: o.removedBias)
+        health.tested(normalisedInnovation: e, rejected: e > config.rejectK,
+                      blocked: track.anchors[line.anchor].nlos.probability >= 0.5)
     }
 
     /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
@@ -23,10 +26,11 @@ extension TrackerContext {
                removedBias: o.removedBias)
     }
 
-    /// The robust update with an observation's innovation (see `update(_:with:)`).
-    @inline(__always)
+    /// The robust update with an observation's innovation (see `update(_:with:)`). Returns the
+    /// normalised innovation `|ν| / √S`.
+    @inline(__always) @discardableResult
     private func update(_ track: inout TagTrack, innovation inn: (residual: Double, variance: Double, gradient: Vec3),
-                        kind: Observation.Kind, anchor: Int, value: Double, std: Double, removedBias: Double) {
+                        kind: Observation.Kind, anchor: Int, value: Double, std: Double, removedBias: Double) -> Double {
         // NLOS, in two parts. The pair's hypotheses (`PairNLOS`: line of sight or blocked, with the
         // blocked path's excess) shift the residual by the expected excess and add its uncertainty;
         // they remember a blockage for as long as it lasts. The pair's running excess (an EWMA of its
@@ -58,7 +62,7 @@ extension TrackerContext {
         track.updatesSinceInit += 1
         if e > config.rejectK {
             track.rejectRun += 1
-            return
+            return e
         }
         track.rejectRun = 0
         var r = std * std
@@ -72,5 +76,6 @@ extension TrackerContext {
         let k = (kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
         if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }
         track.filter!.update(residual: residual, gradient: inn.gradient, measurementVariance: r)
+        return e
     }
 }

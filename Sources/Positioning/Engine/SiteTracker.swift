@@ -8,7 +8,8 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
     /// A new tag would take the site over `EngineConfig.maxTagsPerSite`.
     case tooManyTags(site: String, limit: Int)
     /// A ranging line older than its tag's filter by more than `EngineConfig.maxLateness` (seconds).
-    case late(tag: String, anchor: String, seconds: Double, limit: Double)
+    /// (No ids: the line names them, and a larger error costs every line that can throw it.)
+    case late(seconds: Double, limit: Double)
 
     /// Every key, so counters can be created up front.
     public static let allKeys = ["unknown_site", "unknown_anchor", "unsupported_technology", "too_many_tags", "late"]
@@ -30,9 +31,9 @@ public enum EngineRejection: Error, Equatable, CustomStringConvertible {
         case .unknownAnchor(let s, let a): "unknown anchor '\(a)' in site '\(s)'"
         case .unsupportedTechnology(let a, let t): "anchor '\(a)' does not range with '\(t.rawValue)'"
         case .tooManyTags(let s, let limit): "site '\(s)' already tracks \(limit) tags, its limit; new tags are refused"
-        case .late(let tag, let anchor, let seconds, let limit):
-            "anchor '\(anchor)' measured tag '\(tag)' \((seconds * 1000).rounded() / 1000) s before the tag's latest "
-                + "measurement, more than the \(limit) s a line may arrive late; not used"
+        case .late(let seconds, let limit):
+            "measured \((seconds * 1000).rounded() / 1000) s before the latest line of its tag, more than the "
+                + "\(limit) s a line may arrive late; not used"
         }
     }
 }
@@ -51,11 +52,22 @@ public struct SiteTracker: Sendable {
     public internal(set) var learnedBias: BiasLearner
     /// The recording for offline smoothing, when enabled (`recordForSmoothing`).
     var smoother: TrajectorySmoother?
+    /// Per anchor (site order): its lines and how its ranges fared (`anchorReports`).
+    var anchorHealth: [AnchorHealth]
 
     public init(site: Site, config: EngineConfig = EngineConfig()) {
         context = TrackerContext(site: site, config: config)
         learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config)
         smoother = config.recordForSmoothing ? TrajectorySmoother(dimensions: site.dimensions) : nil
+        anchorHealth = Array(repeating: AnchorHealth(), count: site.anchors.count)
+    }
+
+    /// Every anchor of the site (in its order) with its health and the learned bias applied to it.
+    public func anchorReports() -> [AnchorReport] {
+        site.anchors.indices.map { a in
+            AnchorReport(site: site.id, anchor: site.anchors[a].id, health: anchorHealth[a],
+                         learnedBias: learnedBias.bias(anchor: a, technology: context.anchorTechnology[a]))
+        }
     }
 
     /// The Rauch–Tung–Striebel smoothed version of every position emitted so far (time order), when

@@ -1,0 +1,52 @@
+import Positioning
+import Wire
+
+/// An anchor of a site, as the silence watch keys it.
+struct AnchorKey: Hashable {
+    var site: String
+    var anchor: String
+}
+
+/// The anchors' health: the `#anchors` reply and the silence watch.
+extension ServiceLoop {
+    /// The engine's time now: its newest event's time plus the time since that event arrived (nil
+    /// before any event). Timestamps come from the gateways, so this is their clock, not the server's.
+    var engineNow: Nanoseconds? {
+        lastEventTime.map { $0 + (ServiceClock.monotonicNow() - lastEventMonotonic) }
+    }
+
+    /// The `#anchors` reply: an `anchor_health` line per anchor of the sites `allowed` (nil: all).
+    func anchorHealthLines(sites allowed: Set<String>?) -> String {
+        let now = engineNow
+        var bytes: [UInt8] = []
+        for r in pipeline.engine.anchorReports() where allowed?.contains(r.site) ?? true {
+            OutputEncoder.appendAnchorHealth(r, silentSeconds: silence(of: r, now: now),
+                                             time: now ?? ServiceClock.wallNow(), to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Seconds since the anchor's latest line, nil for an anchor never heard.
+    func silence(of r: AnchorReport, now: Nanoseconds?) -> Double? {
+        guard let now, r.health.lines > 0 else { return nil }
+        return max(0, Double(now - r.health.lastHeard) * 1e-9)
+    }
+
+    /// Once a second: warns when an anchor that was heard has been silent for `anchorSilence` seconds
+    /// (a gateway or an anchor lost power or network), and logs when it is heard again.
+    func watchAnchors() {
+        guard config.anchorSilence > 0, let now = engineNow else { return }
+        for r in pipeline.engine.anchorReports() {
+            guard let s = silence(of: r, now: now) else { continue }
+            let key = AnchorKey(site: r.site, anchor: r.anchor)
+            if s >= config.anchorSilence {
+                if silentAnchors.insert(key).inserted {
+                    logger.warning("anchor silent: no ranging line from it; check its power and network",
+                                   ["site": r.site, "anchor": r.anchor, "silent_s": (s * 10).rounded() / 10])
+                }
+            } else if silentAnchors.remove(key) != nil {
+                logger.info("anchor heard again", ["site": r.site, "anchor": r.anchor])
+            }
+        }
+    }
+}
