@@ -69,23 +69,13 @@ extension ServiceLoop {
             return
         }
         if line.hasPrefix("#stats") {
-            let text = line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
+            answer(c, line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
                 ? stats().lineProtocol(time: ServiceClock.wallNow())
-                : stats().commentLines
-            if case .awaitingSubscription = c.phase {
-                reply(c, text, thenClose: true)
-            } else {
-                reply(c, text, thenClose: false)
-            }
+                : stats().commentLines)
             return
         }
         if line == "#anchors" {
-            let text = anchorHealthLines(sites: c.access?.sites)
-            if case .awaitingSubscription = c.phase {
-                reply(c, text, thenClose: true)
-            } else {
-                reply(c, text, thenClose: false)
-            }
+            answer(c, anchorHealthLines(sites: c.access?.sites))
             return
         }
         guard case .awaitingSubscription = c.phase else { return }   // later lines are ignored
@@ -93,6 +83,15 @@ extension ServiceLoop {
             activate(c, try Subscription.parse(line, maxItems: config.maxSubscriptionItems))
         } catch {
             refuse(c, error.message)
+        }
+    }
+
+    /// Replies to a request; a client that asked before subscribing is closed after the reply.
+    private func answer(_ c: FeedClient, _ text: String) {
+        if case .awaitingSubscription = c.phase {
+            reply(c, text, thenClose: true)
+        } else {
+            reply(c, text, thenClose: false)
         }
     }
 

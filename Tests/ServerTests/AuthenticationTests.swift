@@ -91,6 +91,20 @@ let oneRange = "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 17000000
         #expect(t.waitFor { $0.authFailures == 1 }.authFailures == 1)
     }
 
+    @Test("#anchors needs a feed token, and a site-restricted token gets its sites' anchors only")
+    func anchorsWithTokens() throws {
+        let t = try authenticatedService()
+        defer { t.stop() }
+        let refused = try t.feed("#anchors")
+        #expect(refused.lines(timeout: 3) == ["# error: authentication required: send 'auth TOKEN' as the first line"])
+        func sites(_ token: String) throws -> Set<String> {
+            let text = try StatsClient.request("#anchors", host: "127.0.0.1", port: t.service.feedPort, token: token)
+            return Set(text.split(separator: "\n").compactMap { try? ParsedLine.parse(String($0))?.tag("site") })
+        }
+        #expect(try sites(dashboardSecret) == ["demo-warehouse", "other"])
+        #expect(try sites(otherOnlySecret) == ["other"])
+    }
+
     @Test("the feed needs a token for live lines and for #stats; a site-restricted token reads its sites only")
     func feed() throws {
         let t = try authenticatedService()
