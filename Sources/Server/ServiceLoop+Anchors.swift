@@ -32,16 +32,23 @@ extension ServiceLoop {
         return max(0, Double(now - r.health.lastHeard) * 1e-9)
     }
 
-    /// Once a second: warns when an anchor that was heard has been silent for `anchorSilence` seconds
-    /// (a gateway or an anchor lost power or network), and logs when it is heard again.
+    /// Once a second: warns when an anchor has been silent for `anchorSilence` seconds (a gateway or
+    /// an anchor lost power or network), and logs when it is heard again. An anchor never heard counts
+    /// as silent since its site's first line: a site with no line at all is not watched.
     func watchAnchors() {
         guard config.anchorSilence > 0, let now = engineNow else { return }
-        for r in pipeline.engine.anchorReports() {
-            guard let s = silence(of: r, now: now) else { continue }
+        let reports = pipeline.engine.anchorReports()
+        var siteStart: [String: Nanoseconds] = [:]
+        for r in reports where r.health.lines > 0 { siteStart[r.site] = min(siteStart[r.site] ?? .max, r.health.firstHeard) }
+        for r in reports {
+            guard let start = siteStart[r.site] else { continue }
+            let s = silence(of: r, now: now) ?? max(0, Double(now - start) * 1e-9)
             let key = AnchorKey(site: r.site, anchor: r.anchor)
             if s >= config.anchorSilence {
                 if silentAnchors.insert(key).inserted {
-                    logger.warning("anchor silent: no ranging line from it; check its power and network",
+                    logger.warning(r.health.lines > 0
+                                   ? "anchor silent: no ranging line from it; check its power and network"
+                                   : "anchor never heard: no ranging line from it since its site's first; check it",
                                    ["site": r.site, "anchor": r.anchor, "silent_s": (s * 10).rounded() / 10])
                 }
             } else if silentAnchors.remove(key) != nil {

@@ -34,7 +34,8 @@ private func ranging(_ anchor: String, _ ms: Int64) -> String {
 
     /// An anchor heard and then silent for `anchorSilence` (by the gateways' clock: its lines stop while
     /// another anchor's go on) is logged once and counted in `anchors_silent`; when it is heard again,
-    /// that is logged and the count falls back.
+    /// that is logged and the count falls back. The site's anchors never heard are counted and logged
+    /// too, once each.
     @Test func aSilentAnchorIsWarnedAboutAndCounted() throws {
         let log = LogLines()
         let t = try TestService(logger: Logger(level: .info) { log.append($0) }) { $0.anchorSilence = 2 }
@@ -44,14 +45,18 @@ private func ranging(_ anchor: String, _ ms: Int64) -> String {
         var text = ""
         for k in 1...50 { text += ranging("U2", Int64(k) * 100) }   // U2 goes on for 5 s, U1 does not
         try g.writeAll(Array(text.utf8))
-        let silent = t.waitFor(timeout: 5) { $0.anchorsSilent == 1 }
-        #expect(silent.anchorsSilent == 1)
+        // U1, and the 9 anchors never heard since the site's first line.
+        let others = Site.demoWarehouse.anchors.count - 2
+        let silent = t.waitFor(timeout: 5) { $0.anchorsSilent == 1 + others }
+        #expect(silent.anchorsSilent == 1 + others)
         #expect(log.all.filter { $0.contains("anchor silent") }.count == 1)
         #expect(log.all.contains { $0.contains("anchor silent") && $0.contains("anchor=U1") })
+        #expect(log.all.filter { $0.contains("anchor never heard") }.count == others)
+        #expect(!log.all.contains { $0.contains("anchor=U2") })
 
         try g.writeAll(Array(ranging("U1", 5_100).utf8))
-        let back = t.waitFor(timeout: 5) { $0.anchorsSilent == 0 }
-        #expect(back.anchorsSilent == 0)
+        let back = t.waitFor(timeout: 5) { $0.anchorsSilent == others }
+        #expect(back.anchorsSilent == others)
         #expect(log.all.contains { $0.contains("anchor heard again") && $0.contains("anchor=U1") })
     }
 }

@@ -9,6 +9,8 @@
 public struct AnchorHealth: Sendable, Equatable {
     /// Ranging lines from the anchor that the engine accepted.
     public var lines = 0
+    /// The time of the first of them (`.max`: none yet).
+    public var firstHeard: Nanoseconds = .max
     /// The time of the latest of them (`.min`: none yet).
     public var lastHeard: Nanoseconds = .min
     /// Ranges tested against a placed tag's filter.

@@ -43,6 +43,7 @@ extension TrackerContext {
                  emit: (Output) -> Void) -> Nanoseconds? {
         if let t = track.filter?.time, t - r.time > maxLateness { return t - r.time }
         health.lines += 1
+        health.firstHeard = min(health.firstHeard, r.time)
         health.lastHeard = max(health.lastHeard, r.time)
         var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
         makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learner.bias(anchor: a, technology: tech),
