@@ -103,6 +103,7 @@ enum DemoCommand {
               nc 127.0.0.1 7400 < in.lp                               # a gateway
               nc 127.0.0.1 7401                                       # the feed (line protocol)
               sextant status                                          # the counters
+              sextant status --anchors                                # each anchor's health
             """)
     }
 
@@ -127,7 +128,8 @@ enum DemoCommand {
     static func summaryLine(_ s: ServiceStats, tags: Int, elapsed: Double) -> String {
         "lines in \(s.linesIn) (\(Int(Double(s.linesIn) / max(elapsed, 1e-3)))/s), rejected \(s.rejectedTotal), "
             + "positions \(s.positionsOut), proximity \(s.proximityOut), removed \(s.removedOut), tags \(tags), "
-            + "feed clients \(s.feedClients), dropped feed lines \(s.feedLinesDropped), history rows \(s.historyRowsWritten)"
+            + "feed clients \(s.feedClients), dropped feed lines \(s.feedLinesDropped), history rows \(s.historyRowsWritten), "
+            + "silent anchors \(s.anchorsSilent)"
     }
 
     static func pad(_ s: String, _ n: Int, left: Bool = false) -> String {
