@@ -34,8 +34,12 @@ extension ServiceConfig {
         for key in object.keys.sorted() where !Self.jsonKeys.contains(key) {
             throw ConfigError(key: key, message: "is not a setting (known: \(Self.jsonKeys.joined(separator: ", ")))")
         }
+        // Foundation gives JSON's true and false as NSNumbers that also cast to Double and Int (1 and
+        // 0), and numbers that also cast to Bool: the boolean ones say so by their type code, "c".
+        func isBoolean(_ v: Any) -> Bool { (v as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false }
         func number(_ key: String) throws(ConfigError) -> Double? {
             guard let v = object[key] else { return nil }
+            guard !isBoolean(v) else { throw ConfigError(key: key, message: "must be a number") }
             if let d = v as? Double { return d }
             if let i = v as? Int { return Double(i) }
             throw ConfigError(key: key, message: "must be a number")
@@ -56,7 +60,7 @@ extension ServiceConfig {
         }
         func bool(_ key: String) throws(ConfigError) -> Bool? {
             guard let v = object[key] else { return nil }
-            guard let b = v as? Bool else { throw ConfigError(key: key, message: "must be true or false") }
+            guard isBoolean(v), let b = v as? Bool else { throw ConfigError(key: key, message: "must be true or false") }
             return b
         }
         if let v = try string("bind") { bindAddress = v }

@@ -30,6 +30,21 @@ import Testing
         #expect(c.maxLineLength == 16_777_216)
     }
 
+    /// Foundation reads JSON's `true` as a number that casts to 1 and `1` as a number that casts to
+    /// `true`: a number setting given `true`, or a switch given `1`, was taken. Both are refused with
+    /// the key now.
+    @Test func booleansAndNumbersAreNotTakenForEachOther() {
+        for (text, key) in [(#"{"tagTimeout": true}"#, "tagTimeout"), (#"{"ingestPort": false}"#, "ingestPort"),
+                            (#"{"learnBias": 1}"#, "learnBias"), (#"{"recordMeasurements": 0}"#, "recordMeasurements")] {
+            var c = ServiceConfig()
+            #expect(throws: ConfigError.self, "\(text)") { try c.apply(json: Array(text.utf8)) }
+            do { try c.apply(json: Array(text.utf8)) } catch { #expect("\(error)".contains(key), "\(error)") }
+        }
+        var c = ServiceConfig()
+        #expect(throws: Never.self) { try c.apply(json: Array(#"{"tagTimeout": 12, "learnBias": false, "maxLateness": 0.5}"#.utf8)) }
+        #expect(c.tagTimeout == 12 && !c.learnBias && c.maxLateness == 0.5)
+    }
+
     @Test func subscriptionSyntax() throws {
         #expect(try Subscription.parse("") == .all)
         #expect(try Subscription.parse("subscribe") == .all)
