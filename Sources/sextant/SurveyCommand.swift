@@ -8,6 +8,7 @@ enum SurveyCommand {
         Subcommand(name: "coverage", summary: "map the expected accuracy over the site (SVG or PNG)", run: SurveyCoverageCommand.run),
         Subcommand(name: "plan", summary: "suggest where to add anchors to improve the worst coverage", run: SurveyPlanCommand.run),
         Subcommand(name: "calibrate", summary: "anchor self-positioning from anchor-to-anchor ranges", run: SurveyCalibrateCommand.run),
+        Subcommand(name: "anchors", summary: "check each anchor's mapped position against its ranges, without truth", run: SurveyAnchorsCommand.run),
         Subcommand(name: "bias", summary: "estimate each anchor's range bias and noise from a tag at known positions", run: SurveyBiasCommand.run),
         Subcommand(name: "report", summary: "accuracy report: run the engine, compare with truth, figures + HTML", run: SurveyReportCommand.run),
     ] }
