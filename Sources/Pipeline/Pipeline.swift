@@ -13,6 +13,8 @@ public struct Pipeline: Sendable {
     /// The Strings of the ids `feed` has decoded recently.
     private var ids = IdCache()
     public let timestamps: TimestampPolicy
+    /// The engine's tuning, for the trackers of sites replaced while running.
+    private let engineConfig: EngineConfig
     /// Rejections by reason key (decoder and engine reasons together).
     public private(set) var rejections = RejectionCounter(extraKeys: Pipeline.rejectionKeys)
     /// Events applied to the engine.
@@ -33,6 +35,7 @@ public struct Pipeline: Sendable {
     public init(sites: [Site], config: EngineConfig = EngineConfig(), timestamps: TimestampPolicy = .requireTimestamp,
                 maxLineLength: Int = 65536) {
         engine = Engine(sites: sites, config: config)
+        engineConfig = config
         splitter = LineSplitter(maxLineLength: maxLineLength)
         self.timestamps = timestamps
     }
@@ -160,6 +163,11 @@ public struct Pipeline: Sendable {
             }
             return refused
         }
+    }
+
+    /// Puts a site map in place while running (see `Engine.replace(site:config:)`).
+    public mutating func replace(site: Site) -> Engine.SiteChange {
+        engine.replace(site: site, config: engineConfig)
     }
 
     /// Advances the engine's clock (removing silent tags); outputs go to `emit` and are counted.

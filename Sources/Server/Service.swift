@@ -110,6 +110,16 @@ public final class Service: @unchecked Sendable {
         return box.value
     }
 
+    /// Puts site maps in place while running (on the loop thread; returns once they are): a changed
+    /// map restarts its site's tracker, a new site is added, the same map changes nothing. The store
+    /// is not written: the files are imported again at the next start.
+    public func reload(sites files: [SiteFile]) {
+        guard state == .running else { return }
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in l.reload(sites: files); done.signal() }
+        _ = done.wait(timeout: .now() + 5)
+    }
+
     /// The last known position of every tag (read on the loop thread).
     public func lastPositions() -> [PositionEstimate] {
         guard state == .running else { return [] }

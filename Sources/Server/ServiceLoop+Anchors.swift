@@ -57,3 +57,23 @@ extension ServiceLoop {
         }
     }
 }
+
+/// Site maps put in place while the service runs (`sextant serve` on SIGHUP).
+extension ServiceLoop {
+    /// Replaces the maps of the given sites (adds new ones) and logs what changed. A changed site's
+    /// tags are placed again from their next lines; unchanged and other sites keep their state.
+    func reload(sites files: [SiteFile]) {
+        var replaced: [String] = [], added: [String] = [], unchanged: [String] = []
+        for file in files {
+            switch pipeline.replace(site: file.site) {
+            case .added: added.append(file.site.id)
+            case .replaced: replaced.append(file.site.id)
+            case .unchanged: unchanged.append(file.site.id)
+            }
+        }
+        let changed = Set(replaced + added)
+        silentAnchors = silentAnchors.filter { !changed.contains($0.site) }
+        logger.info("sites reloaded", ["replaced": replaced.joined(separator: ","), "added": added.joined(separator: ","),
+                                       "unchanged": unchanged.joined(separator: ",")])
+    }
+}

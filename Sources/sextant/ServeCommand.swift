@@ -134,11 +134,22 @@ enum ServeCommand {
             logger.info("signal received", ["signal": signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "\(signal)"])
             service.shutdown()
         }
+        // SIGHUP: the site files are read again and changed maps put in place (a bad file changes nothing).
+        let sitePaths = paths
+        let reload = ShutdownSignals([SIGHUP]) { _ in
+            do {
+                let files = try SiteImport.read(sitePaths)
+                logger.info("SIGHUP: reloading the site files", ["files": files.count])
+                service.reload(sites: files)
+            } catch {
+                logger.error("SIGHUP: site files refused; the sites are unchanged", ["error": "\(error)"])
+            }
+        }
         service.waitUntilShutdown()
         let s = service.stats()
         logger.info("stopped", ["lines_in": s.linesIn, "rejected": s.rejectedTotal, "positions_out": s.positionsOut,
                                 "history_rows_written": s.historyRowsWritten, "history_dropped": s.historyDropped])
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, reload)) {}
     }
 
     /// Defaults, then the config file, then the flags; validated.

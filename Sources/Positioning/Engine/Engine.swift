@@ -4,7 +4,7 @@
 public struct Engine: Sendable {
     /// One tracker per site, in the order the sites were given.
     public private(set) var siteTrackers: [SiteTracker]
-    private let siteIndex: NameIndex
+    private var siteIndex: NameIndex
 
     /// - Parameters:
     ///   - sites: the site maps; ids must be unique (the first of duplicates wins).
@@ -40,6 +40,31 @@ public struct Engine: Sendable {
     /// Advances every site's clock to `now` (removing silent tags).
     public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
         for i in siteTrackers.indices { siteTrackers[i].advance(to: now, emit: emit) }
+    }
+
+    /// What `replace(site:config:)` did.
+    public enum SiteChange: Sendable, Equatable {
+        /// The site was new: its tracker was added.
+        case added
+        /// The map differed: the site's tracker started over (its tags are placed again from their
+        /// next lines).
+        case replaced
+        /// The same map: the tracker and its tags were kept.
+        case unchanged
+    }
+
+    /// Puts a site map in place while the engine runs: a new site gets a tracker, a changed map a fresh
+    /// one (tags, learned biases and anchor health start over, as their meaning depends on the map),
+    /// the same map changes nothing. The other sites are untouched.
+    public mutating func replace(site: Site, config: EngineConfig) -> SiteChange {
+        guard let i = siteIndex.number(of: site.id) else {
+            siteIndex.insert(site.id)
+            siteTrackers.append(SiteTracker(site: site, config: config))
+            return .added
+        }
+        guard siteTrackers[i].site != site else { return .unchanged }
+        siteTrackers[i] = SiteTracker(site: site, config: config)
+        return .replaced
     }
 
     /// The number of tracked tags over all sites.
