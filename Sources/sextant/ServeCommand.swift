@@ -17,11 +17,14 @@ enum ServeCommand {
                   (nothing, or a blank line: everything). It gets the last known position of every
                   selected tag, then the live position, proximity, removed and zone lines (InfluxDB
                   line protocol). '#stats' as the first line returns the counters as '# key=value' lines
-                  and closes ('#stats lp': one 'sextant_stats' line-protocol line).
+                  and closes ('#stats lp': one 'sextant_stats' line-protocol line); '#anchors' returns
+                  one 'anchor_health' line per anchor (see 'sextant status --anchors').
           history SQLite (WAL) in --data-dir/sextant.sqlite: the sites, every position, each tag's
                   last position, the zone events, and the raw lines with --record-measurements. A
                   restart with the same directory reloads sites and last positions. Read it with
                   'sextant site', 'sextant history' and 'sextant zones'.
+        SIGHUP reads the --site files again: a changed map restarts that site's tracker, a new site is
+        added, the others keep their state; a file that does not load changes nothing (logged).
         By default the service listens on loopback only; use --bind 0.0.0.0 to accept gateways from
         other machines. Log lines (key=value) go to standard error.
 
