@@ -69,6 +69,19 @@ public struct Anchor: Sendable, Equatable {
         self.rangeBias = rangeBias; self.rangeStd = rangeStd
     }
 
+    /// The 1-σ of a range, metres, as the engine weighs it: the larger of the line's `std` and the
+    /// anchor's calibrated `rangeStd`, either alone when the other is missing, else the technology's
+    /// default. Static, so that a caller holding `site.anchors[a]` passes the field without a copy.
+    @inlinable
+    public static func rangeStd(line: Double?, calibrated: Double?, technology: Technology) -> Double {
+        switch (line, calibrated) {
+        case (let a?, let b?): max(a, b)
+        case (let a?, nil): a
+        case (nil, let b?): b
+        case (nil, nil): technology.defaultRangeStd
+        }
+    }
+
     /// True when a site-frame direction from the anchor (any length) lies inside its field of view.
     /// Anchors without orientation accept no direction; anchors without a field of view accept any.
     public func seesDirection(_ siteVector: Vec3) -> Bool {

@@ -80,7 +80,7 @@ public enum AnchorPositionCheck {
         for (k, r) in ranges.enumerated() where k % stride == 0 {
             guard let track = tracks[r.tag], let (p, variance) = position(in: track, at: r.time, gap: gap) else { continue }
             let technology = r.technology ?? anchor.technologies.first ?? .uwb
-            let std = max(r.std ?? 0, anchor.rangeStd ?? technology.defaultRangeStd)
+            let std = Anchor.rangeStd(line: r.std, calibrated: anchor.rangeStd, technology: technology)
             observations.append(Observation(kind: .range, anchor: observations.count, anchorPosition: p,
                                             value: r.distance! - anchor.rangeBias,
                                             std: (std * std + variance).squareRoot(), time: r.time))

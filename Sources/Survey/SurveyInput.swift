@@ -40,7 +40,7 @@ public struct SurveyInput: Sendable {
         rangings(site: site.id).compactMap { r in
             guard let d = r.distance, let a = site.anchor(r.anchor), site.anchorIndex[r.tag] != nil else { return nil }
             let tech = r.technology ?? a.technologies.first ?? .uwb
-            let std = [r.std, a.rangeStd].compactMap { $0 }.max() ?? tech.defaultRangeStd
+            let std = Anchor.rangeStd(line: r.std, calibrated: a.rangeStd, technology: tech)
             return AnchorRange(from: r.anchor, to: r.tag, distance: d - a.rangeBias, std: std)
         }
     }

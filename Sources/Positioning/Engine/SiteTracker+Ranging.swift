@@ -115,12 +115,7 @@ extension TrackerContext {
                           learnedBias learned: Double, into out: inout LineObservations) {
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
         if let d = r.distance {
-            let std: Double = switch (r.std, site.anchors[a].rangeStd) {
-            case (let a?, let b?): max(a, b)
-            case (let a?, nil): a
-            case (nil, let b?): b
-            case (nil, nil): technology.defaultRangeStd
-            }
+            let std = Anchor.rangeStd(line: r.std, calibrated: site.anchors[a].rangeStd, technology: technology)
             out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
         }
         guard let dir = r.direction, site.anchors[a].orientation != nil else { return }
