@@ -37,3 +37,137 @@ static inline void sextant_separator_masks(const uint8_t *p, size_t n, uint64_t 
     *space = s;
     *backslash = b;
 }
+
+/// A ranging line of the usual shape, as found by `sextant_scan_ranging`: byte offsets of the tag
+/// values in the line (`tech_end` 0: no `tech` tag), the two numbers and the timestamp (Unix ns).
+typedef struct {
+    int32_t site_start, site_end, anchor_start, anchor_end, tag_start, tag_end, tech_start, tech_end;
+    double distance, std;
+    int32_t has_std;
+    int64_t time;
+} sextant_ranging_line;
+
+/// Exact powers of ten, for the plain decimals below.
+static const double sextant_pow10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                         1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+/// The usual number at `p[*i]`, `-?d*(.d*)?` with 1 to 15 digits and no exponent, ended by a comma, a
+/// space or `end`: 1 with the value (and `*i` after it), else 0 with nothing changed. The same value,
+/// bit for bit, as the Swift scanner's `plainDecimal`: an integer below 10^15, exact in a double,
+/// divided by an exact power of ten.
+static inline int sextant_plain_decimal(const uint8_t *p, size_t *i, size_t end, double *out) {
+    size_t j = *i;
+    if (j >= end) return 0;
+    int negative = p[j] == '-';
+    if (negative) j++;
+    uint64_t m = 0;
+    size_t first = j;
+    while (j < end && (uint8_t)(p[j] - '0') < 10) { m = m * 10 + (uint64_t)(p[j] - '0'); j++; }
+    size_t digits = j - first, decimals = 0;
+    if (j < end && p[j] == '.') {
+        j++;
+        size_t fraction = j;
+        while (j < end && (uint8_t)(p[j] - '0') < 10) { m = m * 10 + (uint64_t)(p[j] - '0'); j++; }
+        decimals = j - fraction;
+        digits += decimals;
+    }
+    if (digits == 0 || digits > 15 || !(j == end || p[j] == ',' || p[j] == ' ')) return 0;
+    *i = j;
+    if (m == 0) { *out = negative ? -0.0 : 0.0; return 1; }
+    double v = (double)(int64_t)m / sextant_pow10[decimals];
+    *out = negative ? -v : v;
+    return 1;
+}
+
+/// The value of the eight ASCII digits at `p` (1), or 0 when any of them is not a digit: pairs, then
+/// quads, then the eight combined by multiplications (simdjson's `parse_eight_digits_unrolled`, as the
+/// Swift scanner's `eightDigits`).
+static inline int sextant_eight_digits(const uint8_t *p, uint64_t *out) {
+    uint64_t w;
+    __builtin_memcpy(&w, p, 8);
+    const uint64_t highs = 0xF0F0F0F0F0F0F0F0ULL, zeros = 0x3030303030303030ULL;
+    if ((w & highs) != zeros || ((w + 0x0606060606060606ULL) & highs) != zeros) return 0;
+    uint64_t v = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
+    v = ((v & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
+    *out = ((v & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
+    return 1;
+}
+
+/// The ranging line that gateways send, found in one pass:
+/// `ranging,site=S,anchor=A,tag=T[,tech=X] distance=D[,std=E] TIME` (the tags in any order, the two
+/// fields in either, a trailing `\n` or `\r\n` allowed), with no escape, no other tag or field, no
+/// repeated one, single spaces, plain decimals and a timestamp of at most 19 digits within int64.
+/// The measurement and tags must end within the first 64 bytes. Returns 1 and fills `r` for such a
+/// line; 0 for any other line, which the general scanner then reads (and refuses with its reason when
+/// it is wrong). Only syntax is checked here: values (a negative distance, an unknown technology) are
+/// the caller's to check. Reads only `p[0..<n]`.
+static inline int sextant_scan_ranging(const uint8_t *p, size_t n, sextant_ranging_line *r) {
+    if (n > 0 && p[n - 1] == '\n') n--;
+    if (n > 0 && p[n - 1] == '\r') n--;
+    if (n < 8) return 0;
+    uint64_t w;
+    __builtin_memcpy(&w, p, 8);
+    if (w != 0x2C676E69676E6172ULL) return 0;   // "ranging," read as a little-endian word
+    uint64_t comma, equals, space, backslash;
+    sextant_separator_masks(p, n < 64 ? n : 64, &comma, &equals, &space, &backslash);
+    if (space == 0) return 0;
+    unsigned key_end = (unsigned)__builtin_ctzll(space);
+    uint64_t before = (1ULL << key_end) - 1;
+    if (backslash & before) return 0;
+    uint64_t rest = comma & before, eqs = equals & before;
+    unsigned seen = 0;
+    r->tech_start = r->tech_end = 0;
+    while (rest) {
+        unsigned c = (unsigned)__builtin_ctzll(rest);
+        rest &= rest - 1;
+        unsigned stop = rest ? (unsigned)__builtin_ctzll(rest) : key_end;
+        // Exactly one `=` between this comma and the next separator, with text on both sides.
+        uint64_t seg = eqs & ((1ULL << stop) - 1) & ~((2ULL << c) - 1);
+        if (seg == 0 || (seg & (seg - 1)) != 0) return 0;
+        unsigned q = (unsigned)__builtin_ctzll(seg);
+        if (q == c + 1 || stop == q + 1) return 0;
+        const uint8_t *k = p + c + 1;
+        unsigned length = q - c - 1, bit;
+        int32_t *span;
+        if (length == 4 && __builtin_memcmp(k, "site", 4) == 0) { bit = 1; span = &r->site_start; }
+        else if (length == 6 && __builtin_memcmp(k, "anchor", 6) == 0) { bit = 2; span = &r->anchor_start; }
+        else if (length == 3 && __builtin_memcmp(k, "tag", 3) == 0) { bit = 4; span = &r->tag_start; }
+        else if (length == 4 && __builtin_memcmp(k, "tech", 4) == 0) { bit = 8; span = &r->tech_start; }
+        else return 0;
+        if (seen & bit) return 0;
+        seen |= bit;
+        span[0] = (int32_t)(q + 1);
+        span[1] = (int32_t)stop;
+    }
+    if ((seen & 7) != 7) return 0;
+    size_t i = (size_t)key_end + 1;
+    unsigned fields = 0;
+    for (;;) {
+        if (n - i > 9 && __builtin_memcmp(p + i, "distance=", 9) == 0) {
+            if (fields & 1) return 0;
+            fields |= 1;
+            i += 9;
+            if (!sextant_plain_decimal(p, &i, n, &r->distance)) return 0;
+        } else if (n - i > 4 && __builtin_memcmp(p + i, "std=", 4) == 0) {
+            if (fields & 2) return 0;
+            fields |= 2;
+            i += 4;
+            if (!sextant_plain_decimal(p, &i, n, &r->std)) return 0;
+        } else {
+            return 0;
+        }
+        if (i < n && p[i] == ',') { i++; continue; }
+        break;
+    }
+    if (!(fields & 1) || i >= n || p[i] != ' ') return 0;
+    i++;
+    size_t start = i;
+    uint64_t t = 0, eight;
+    // Eight digits per step while they last (16 at most here), then one at a time up to 19.
+    while (i + 8 <= n && i - start <= 11 && sextant_eight_digits(p + i, &eight)) { t = t * 100000000 + eight; i += 8; }
+    while (i < n && i - start < 19 && (uint8_t)(p[i] - '0') < 10) { t = t * 10 + (uint64_t)(p[i] - '0'); i++; }
+    if (i == start || i != n || t > (uint64_t)INT64_MAX) return 0;
+    r->has_std = (fields & 2) != 0;
+    r->time = (int64_t)t;
+    return 1;
+}

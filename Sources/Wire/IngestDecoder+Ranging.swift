@@ -1,5 +1,6 @@
 internal import Positioning
 internal import Numerics
+internal import CScan
 
 extension IngestDecoder {
     /// Validates and builds a `Ranging` (time left at 0 for the caller to set).
@@ -13,17 +14,7 @@ extension IngestDecoder {
         let site = try f.requiredTag(f.site, "site", &ids)
         let anchor = try f.requiredTag(f.anchor, "anchor", &ids)
         let tag = try f.requiredTag(f.tag, "tag", &ids)
-        var technology: Technology?
-        if let tech = f.tech, f.bytes.matches(tech, "uwb") {
-            technology = .uwb   // the common case, matched on the bytes without making a String
-        } else if let tech = f.tech {
-            let text = f.bytes.string(tech)
-            guard let t = Technology(rawValue: text) else {
-                throw .badValue(name: "tech", value: text,
-                                expected: Technology.allCases.map(\.rawValue).joined(separator: " or "))
-            }
-            technology = t
-        }
+        let technology = try Self.technology(f.tech, in: f.bytes)
         let distance = try f.number(f.distance, "distance")
         let std = try f.number(f.std, "std")
         let azimuth = try f.number(f.azimuth, "azimuth")
@@ -52,6 +43,40 @@ extension IngestDecoder {
         if distance == nil && direction == nil { throw .noMeasurement }
         return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: distance,
                        std: std, direction: direction, time: 0)
+    }
+
+    /// The `Ranging` of a line that `sextant_scan_ranging` read, checked as `decodeRanging` checks it
+    /// (the technology, then the distance, then `std`; the numbers are plain decimals, always finite).
+    @inline(__always)
+    func decodeUsualRanging<Ids: IdStrings>(_ r: sextant_ranging_line, _ b: UnsafeRawBufferPointer,
+                                            _ ids: inout Ids) throws(RejectReason) -> Ranging {
+        @inline(__always) func span(_ start: Int32, _ end: Int32) -> ByteSpan {
+            ByteSpan(start: Int(start), end: Int(end), escape: .none)
+        }
+        let site = ids.string(span(r.site_start, r.site_end), in: b)
+        let anchor = ids.string(span(r.anchor_start, r.anchor_end), in: b)
+        let tag = ids.string(span(r.tag_start, r.tag_end), in: b)
+        let technology = try Self.technology(r.tech_end == 0 ? nil : span(r.tech_start, r.tech_end), in: b)
+        let d = r.distance
+        if d < 0 { throw .negativeDistance(d) }
+        if d > maxDistance { throw .absurdDistance(d, limit: maxDistance) }
+        let std: Double? = r.has_std != 0 ? r.std : nil
+        if let s = std, s <= 0 { throw .badStd(s) }
+        return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: d, std: std,
+                       direction: nil, time: r.time)
+    }
+
+    /// The technology named by a `tech` tag's value (nil without the tag).
+    @inline(__always)
+    static func technology(_ tech: ByteSpan?, in b: UnsafeRawBufferPointer) throws(RejectReason) -> Technology? {
+        guard let tech else { return nil }
+        if b.matches(tech, "uwb") { return .uwb }   // the common case, matched on the bytes without a String
+        let text = b.string(tech)
+        guard let t = Technology(rawValue: text) else {
+            throw .badValue(name: "tech", value: text,
+                            expected: Technology.allCases.map(\.rawValue).joined(separator: " or "))
+        }
+        return t
     }
 
     /// Checks the norm is within 1 ± `unitTolerance` and normalises. A vector already unit to within

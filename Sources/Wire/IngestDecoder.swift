@@ -1,4 +1,5 @@
 public import Positioning
+internal import CScan
 
 /// What to do with an ingest line that has no timestamp. The decoder never reads a clock.
 public enum TimestampPolicy: Sendable, Equatable {
@@ -17,6 +18,8 @@ public struct IngestDecoder: Sendable {
     public var maxDistance: Double = 1000
     /// Accepted deviation of the norm of `dir_x, dir_y, dir_z` from 1.
     public var unitTolerance: Double = 0.05
+    /// False to read every line with the general scanner only (the tests compare the two paths).
+    var rangingFastPath = true
 
     public init() {}
 
@@ -84,6 +87,13 @@ public struct IngestDecoder: Sendable {
 
     private func decodeLine<Ids: IdStrings>(_ b: UnsafeRawBufferPointer, _ policy: TimestampPolicy,
                                             _ ids: inout Ids, _ body: (Event) -> Void) throws(RejectReason) {
+        // The usual ranging line, found in one pass (`sextant_scan_ranging`); any other goes on below.
+        var usual = sextant_ranging_line()
+        if rangingFastPath, let base = b.baseAddress,
+           sextant_scan_ranging(base.assumingMemoryBound(to: UInt8.self), b.count, &usual) != 0 {
+            body(.ranging(try decodeUsualRanging(usual, b, &ids)))
+            return
+        }
         var f = IngestFields(bytes: b)
         let outcome: ScanOutcome
         do {
