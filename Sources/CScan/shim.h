@@ -52,9 +52,10 @@ static const double sextant_pow10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
                                          1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 
 /// The usual number at `p[*i]`, `-?d*(.d*)?` with 1 to 15 digits and no exponent, ended by a comma, a
-/// space or `end`: 1 with the value (and `*i` after it), else 0 with nothing changed. The same value,
-/// bit for bit, as the Swift scanner's `plainDecimal`: an integer below 10^15, exact in a double,
-/// divided by an exact power of ten.
+/// space or `end`: 1 with the value (and `*i` after it), else 0 with nothing changed. The value is an
+/// integer below 10^15, exact in a double, divided by an exact power of ten, so it is the correctly
+/// rounded one, as `NumberParsing.double` gives. The one implementation: the Swift scanner's
+/// `plainDecimal` calls it.
 static inline int sextant_plain_decimal(const uint8_t *p, size_t *i, size_t end, double *out) {
     size_t j = *i;
     if (j >= end) return 0;
@@ -79,12 +80,11 @@ static inline int sextant_plain_decimal(const uint8_t *p, size_t *i, size_t end,
     return 1;
 }
 
-/// The value of the eight ASCII digits at `p` (1), or 0 when any of them is not a digit: pairs, then
-/// quads, then the eight combined by multiplications (simdjson's `parse_eight_digits_unrolled`, as the
-/// Swift scanner's `eightDigits`).
-static inline int sextant_eight_digits(const uint8_t *p, uint64_t *out) {
-    uint64_t w;
-    __builtin_memcpy(&w, p, 8);
+/// The value of eight ASCII digits loaded little-endian into `w` (the first digit in the low byte):
+/// 1 with the value, or 0 when any byte is not a digit. Pairs, then quads, then the eight are combined
+/// by multiplications (simdjson's `parse_eight_digits_unrolled`). The one implementation: the Swift
+/// scanner's `eightDigits` calls it.
+static inline int sextant_eight_digits(uint64_t w, uint64_t *out) {
     const uint64_t highs = 0xF0F0F0F0F0F0F0F0ULL, zeros = 0x3030303030303030ULL;
     if ((w & highs) != zeros || ((w + 0x0606060606060606ULL) & highs) != zeros) return 0;
     uint64_t v = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
@@ -164,7 +164,12 @@ static inline int sextant_scan_ranging(const uint8_t *p, size_t n, sextant_rangi
     size_t start = i;
     uint64_t t = 0, eight;
     // Eight digits per step while they last (16 at most here), then one at a time up to 19.
-    while (i + 8 <= n && i - start <= 11 && sextant_eight_digits(p + i, &eight)) { t = t * 100000000 + eight; i += 8; }
+    while (i + 8 <= n && i - start <= 11) {
+        __builtin_memcpy(&w, p + i, 8);   // little-endian, as x86-64 and the Swift scanner read it
+        if (!sextant_eight_digits(w, &eight)) break;
+        t = t * 100000000 + eight;
+        i += 8;
+    }
     while (i < n && i - start < 19 && (uint8_t)(p[i] - '0') < 10) { t = t * 10 + (uint64_t)(p[i] - '0'); i++; }
     if (i == start || i != n || t > (uint64_t)INT64_MAX) return 0;
     r->has_std = (fields & 2) != 0;

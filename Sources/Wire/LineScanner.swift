@@ -199,48 +199,24 @@ enum LineScanner {
     }
 
     /// The value of eight ASCII digits loaded little-endian (the first digit in the low byte), or nil
-    /// when any byte is not a digit. Pairs, then quads, then the eight are combined by multiplications
-    /// (as in simdjson's `parse_eight_digits_unrolled`).
+    /// when any byte is not a digit (`sextant_eight_digits`, shared with the ranging fast path).
     @inline(__always)
     static func eightDigits(_ w: UInt64) -> UInt64? {
-        let highs: UInt64 = 0xF0F0_F0F0_F0F0_F0F0, zeros: UInt64 = 0x3030_3030_3030_3030
-        // Each byte is 0x30…0x39: its high nibble is 3, and adding 6 does not carry into it.
-        guard w & highs == zeros, (w &+ 0x0606_0606_0606_0606) & highs == zeros else { return nil }
-        var v = ((w & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) >> 8
-        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
-        return ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+        var v: UInt64 = 0
+        return sextant_eight_digits(w, &v) != 0 ? v : nil
     }
 
     /// The usual number, `-?d*(.d*)?` with 1 to 15 digits and no exponent, read as it is scanned; nil
-    /// for anything else (which the general path then reads). Exactly `NumberParsing.double`'s value:
-    /// the digits form an integer below 10^15, exact in a double, divided by an exact power of ten.
+    /// for anything else (which the general path then reads). Exactly `NumberParsing.double`'s value
+    /// (`sextant_plain_decimal`, shared with the ranging fast path; `i < end` on entry).
     @inline(__always)
     private static func plainDecimal(_ b: UnsafeRawBufferPointer, _ i: inout Int, _ end: Int) -> Double? {
-        var j = i
-        let negative = b[j] == ASCII.minus
-        if negative { j += 1 }
-        var mantissa: UInt64 = 0
-        let first = j
-        while j < end, b[j] &- ASCII.zero < 10 {
-            mantissa = mantissa &* 10 &+ UInt64(b[j] &- ASCII.zero)
-            j += 1
+        var j = i, v = 0.0
+        guard sextant_plain_decimal(b.baseAddress!.assumingMemoryBound(to: UInt8.self), &j, end, &v) != 0 else {
+            return nil
         }
-        var digits = j - first, decimals = 0
-        if j < end, b[j] == ASCII.dot {
-            j += 1
-            let fraction = j
-            while j < end, b[j] &- ASCII.zero < 10 {
-                mantissa = mantissa &* 10 &+ UInt64(b[j] &- ASCII.zero)
-                j += 1
-            }
-            decimals = j - fraction
-            digits += decimals
-        }
-        guard digits > 0, digits <= 15, j == end || b[j] == ASCII.comma || b[j] == ASCII.space else { return nil }
         i = j
-        if mantissa == 0 { return negative ? -0.0 : 0.0 }
-        let v = Double(Int64(bitPattern: mantissa)) / NumberParsing.pow10(decimals)
-        return negative ? -v : v
+        return v
     }
 
     /// Scans a field value: a quoted string (`\"` and `\\` escaped) or an unquoted number/boolean.
