@@ -56,7 +56,7 @@ static const double sextant_pow10[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
 /// integer below 10^15, exact in a double, divided by an exact power of ten, so it is the correctly
 /// rounded one, as `NumberParsing.double` gives. The one implementation: the Swift scanner's
 /// `plainDecimal` calls it.
-static inline int sextant_plain_decimal(const uint8_t *p, size_t *i, size_t end, double *out) {
+__attribute__((always_inline)) static inline int sextant_plain_decimal(const uint8_t *p, size_t *i, size_t end, double *out) {
     size_t j = *i;
     if (j >= end) return 0;
     int negative = p[j] == '-';
@@ -82,15 +82,33 @@ static inline int sextant_plain_decimal(const uint8_t *p, size_t *i, size_t end,
 
 /// The value of eight ASCII digits loaded little-endian into `w` (the first digit in the low byte):
 /// 1 with the value, or 0 when any byte is not a digit. Pairs, then quads, then the eight are combined
-/// by multiplications (simdjson's `parse_eight_digits_unrolled`). The one implementation: the Swift
-/// scanner's `eightDigits` calls it.
-static inline int sextant_eight_digits(uint64_t w, uint64_t *out) {
+/// by multiplications (simdjson's `parse_eight_digits_unrolled`).
+__attribute__((always_inline)) static inline int sextant_eight_digits(uint64_t w, uint64_t *out) {
     const uint64_t highs = 0xF0F0F0F0F0F0F0F0ULL, zeros = 0x3030303030303030ULL;
     if ((w & highs) != zeros || ((w + 0x0606060606060606ULL) & highs) != zeros) return 0;
     uint64_t v = ((w & 0x0F0F0F0F0F0F0F0FULL) * 2561) >> 8;
     v = ((v & 0x00FF00FF00FF00FFULL) * 6553601) >> 16;
     *out = ((v & 0x0000FFFF0000FFFFULL) * 42949672960001ULL) >> 32;
     return 1;
+}
+
+/// The digits of a timestamp at `p[*i]`, at most 19 (so the value fits in 64 bits), eight per step
+/// while eight remain within `end` (16 at most that way), then one at a time: their value, with `*i`
+/// after the last digit read (`*i` unchanged and 0 when there is none). The caller checks what follows
+/// and that the value fits in int64. The one implementation: the Swift scanner and the ranging fast
+/// path call it.
+__attribute__((always_inline)) static inline uint64_t sextant_timestamp_digits(const uint8_t *p, size_t *i, size_t end) {
+    size_t j = *i, start = j;
+    uint64_t t = 0, w, eight;
+    while (j + 8 <= end && j - start <= 11) {
+        __builtin_memcpy(&w, p + j, 8);   // little-endian, as x86-64 reads it
+        if (!sextant_eight_digits(w, &eight)) break;
+        t = t * 100000000 + eight;
+        j += 8;
+    }
+    while (j < end && j - start < 19 && (uint8_t)(p[j] - '0') < 10) { t = t * 10 + (uint64_t)(p[j] - '0'); j++; }
+    *i = j;
+    return t;
 }
 
 /// The ranging line that gateways send, found in one pass:
@@ -162,15 +180,7 @@ static inline int sextant_scan_ranging(const uint8_t *p, size_t n, sextant_rangi
     if (!(fields & 1) || i >= n || p[i] != ' ') return 0;
     i++;
     size_t start = i;
-    uint64_t t = 0, eight;
-    // Eight digits per step while they last (16 at most here), then one at a time up to 19.
-    while (i + 8 <= n && i - start <= 11) {
-        __builtin_memcpy(&w, p + i, 8);   // little-endian, as x86-64 and the Swift scanner read it
-        if (!sextant_eight_digits(w, &eight)) break;
-        t = t * 100000000 + eight;
-        i += 8;
-    }
-    while (i < n && i - start < 19 && (uint8_t)(p[i] - '0') < 10) { t = t * 10 + (uint64_t)(p[i] - '0'); i++; }
+    uint64_t t = sextant_timestamp_digits(p, &i, n);
     if (i == start || i != n || t > (uint64_t)INT64_MAX) return 0;
     r->has_std = (fields & 2) != 0;
     r->time = (int64_t)t;

@@ -21,11 +21,7 @@ extension IngestDecoder {
         let elevation = try f.number(f.elevation, "elevation")
         let dx = try f.number(f.dirX, "dir_x"), dy = try f.number(f.dirY, "dir_y"), dz = try f.number(f.dirZ, "dir_z")
 
-        if let d = distance {
-            if d < 0 { throw .negativeDistance(d) }
-            if d > maxDistance { throw .absurdDistance(d, limit: maxDistance) }
-        }
-        if let s = std, s <= 0 { throw .badStd(s) }
+        try checkRange(distance, std: std)
         if let a = azimuth, !(-Double.pi...Double.pi).contains(a) { throw .badAngle(field: "azimuth", value: a) }
         if let e = elevation, !(-Double.pi / 2...Double.pi / 2).contains(e) {
             throw .badAngle(field: "elevation", value: e)
@@ -57,13 +53,20 @@ extension IngestDecoder {
         let anchor = ids.string(span(r.anchor_start, r.anchor_end), in: b)
         let tag = ids.string(span(r.tag_start, r.tag_end), in: b)
         let technology = try Self.technology(r.tech_end == 0 ? nil : span(r.tech_start, r.tech_end), in: b)
-        let d = r.distance
-        if d < 0 { throw .negativeDistance(d) }
-        if d > maxDistance { throw .absurdDistance(d, limit: maxDistance) }
         let std: Double? = r.has_std != 0 ? r.std : nil
+        try checkRange(r.distance, std: std)
+        return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: r.distance,
+                       std: std, direction: nil, time: r.time)
+    }
+
+    /// Refuses a negative or absurd distance (m), then a `std` that is not positive.
+    @inline(__always)
+    private func checkRange(_ distance: Double?, std: Double?) throws(RejectReason) {
+        if let d = distance {
+            if d < 0 { throw .negativeDistance(d) }
+            if d > maxDistance { throw .absurdDistance(d, limit: maxDistance) }
+        }
         if let s = std, s <= 0 { throw .badStd(s) }
-        return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: d, std: std,
-                       direction: nil, time: r.time)
     }
 
     /// The technology named by a `tech` tag's value (nil without the tag).

@@ -64,16 +64,7 @@ enum LineScanner {
         let start = i
         // The usual timestamp, up to 19 digits within Int64, is read as it is scanned; anything else
         // (a sign, a bad byte, an overflow) is scanned and parsed again by the general path below.
-        var fast: UInt64 = 0
-        while i + 8 <= end, i - start <= 11,   // 19 digits at most on this path
-              let eight = eightDigits(UInt64(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self))) {
-            fast = fast &* 100_000_000 &+ eight
-            i += 8
-        }
-        while i < end, i - start < 19, b[i] &- ASCII.zero < 10 {
-            fast = fast &* 10 &+ UInt64(b[i] &- ASCII.zero)
-            i += 1
-        }
+        let fast = sextant_timestamp_digits(b.baseAddress!.assumingMemoryBound(to: UInt8.self), &i, end)
         if i > start, i == end || b[i] == ASCII.space || b[i] == ASCII.tab, fast <= UInt64(Int64.max) {
             while i < end, b[i] == ASCII.space || b[i] == ASCII.tab { i += 1 }
             if i < end { throw LineError("unexpected text after the timestamp", column: i + 1) }
@@ -196,14 +187,6 @@ enum LineScanner {
         @inline(__always) func zeroBytes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
         return zeroBytes(w ^ (ones &* UInt64(ASCII.comma))) | zeroBytes(w ^ (ones &* UInt64(ASCII.space)))
             | zeroBytes(w ^ (ones &* UInt64(ASCII.equals))) | zeroBytes(w ^ (ones &* UInt64(ASCII.backslash)))
-    }
-
-    /// The value of eight ASCII digits loaded little-endian (the first digit in the low byte), or nil
-    /// when any byte is not a digit (`sextant_eight_digits`, shared with the ranging fast path).
-    @inline(__always)
-    static func eightDigits(_ w: UInt64) -> UInt64? {
-        var v: UInt64 = 0
-        return sextant_eight_digits(w, &v) != 0 ? v : nil
     }
 
     /// The usual number, `-?d*(.d*)?` with 1 to 15 digits and no exponent, read as it is scanned; nil

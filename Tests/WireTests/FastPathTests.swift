@@ -1,5 +1,6 @@
 import Testing
 import Positioning
+import CScan
 @testable import Wire
 
 /// The value of field `f` on the line `m f=<text> 1`, read by the scanner (its plain-decimal fast path
@@ -80,7 +81,9 @@ struct FastPathTests {
             let expected: UInt64? = bytes.allSatisfy({ $0 >= 48 && $0 <= 57 })
                 ? bytes.reduce(0) { $0 * 10 + UInt64($1 - 48) } : nil
             let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-            #expect(LineScanner.eightDigits(word) == expected, "\(bytes)")
+            var value: UInt64 = 0
+            let digits: UInt64? = sextant_eight_digits(word, &value) != 0 ? value : nil
+            #expect(digits == expected, "\(bytes)")
         }
     }
 
