@@ -15,6 +15,9 @@
 ///   (appends are cheap) with an index on `t_ns`, which grows at its right edge.
 /// - `zone_events(site, tag, zone, event, t_ns)`: zone enters and exits (`event` is `enter` or
 ///   `exit`), indexed by (site, t_ns) for `sextant zones`.
+/// - Views `positions_named` and `last_positions_named`: the rows with `site` and `tag` in place of
+///   `tag_id`, and `time`, ISO 8601 UTC text, beside `t_ns`; a time range across tags reads one
+///   primary-key range per tag. docs/storage.md describes them.
 public enum StoreSchema {
     /// File name of the database inside a data directory.
     public static let fileName = "sextant.sqlite"
@@ -60,6 +63,27 @@ public enum StoreSchema {
                 event TEXT NOT NULL,
                 t_ns INTEGER NOT NULL);
             CREATE INDEX zone_events_site_time ON zone_events (site, t_ns);
+            """),
+        // Literal SQL, not built from the column lists above: a shipped migration must never change.
+        // `time` is exact (nine fractional digits) and fixed width, so its text order is time order.
+        // `tags CROSS JOIN` makes the tag dictionary the outer loop (SQLite keeps a CROSS JOIN's
+        // order), so a time range across tags is one primary-key range per tag, not a scan of the
+        // history; an index on `t_ns` would do the same at about half the history writer's rate.
+        Migration(version: 6, name: "create views positions_named and last_positions_named", sql: """
+            CREATE VIEW positions_named AS
+                SELECT t.site, t.tag, p.t_ns,
+                    strftime('%Y-%m-%dT%H:%M:%S', p.t_ns / 1000000000, 'unixepoch')
+                        || '.' || printf('%09d', p.t_ns % 1000000000) || 'Z' AS time,
+                    p.x, p.y, p.z, p.vx, p.vy, p.vz, p.sigma, p.cxx, p.cxy, p.cyy, p.cxz, p.cyz, p.czz,
+                    p.anchors, p.motion
+                FROM tags t CROSS JOIN positions p ON p.tag_id = t.id;
+            CREATE VIEW last_positions_named AS
+                SELECT t.site, t.tag, l.t_ns,
+                    strftime('%Y-%m-%dT%H:%M:%S', l.t_ns / 1000000000, 'unixepoch')
+                        || '.' || printf('%09d', l.t_ns % 1000000000) || 'Z' AS time,
+                    l.x, l.y, l.z, l.vx, l.vy, l.vz, l.sigma, l.cxx, l.cxy, l.cyy, l.cxz, l.cyz, l.czz,
+                    l.anchors, l.motion
+                FROM tags t CROSS JOIN last_positions l ON l.tag_id = t.id;
             """),
     ]
 
