@@ -3,7 +3,7 @@ import Numerics
 import Positioning
 
 /// Section 3b of `accuracy`: the 3-D hall under heavy NLOS, with and without the site's tag height
-/// range (information: the issue sets no target for it; its coverage is held to 85–99 % like every
+/// range (information: no target is set for it; its coverage is held to 85–99 % like every
 /// simulated scenario).
 enum HallAccuracy {
     /// The simulated tags' heights (`SimulationConfig.heightRange`), declared as the site's range.

@@ -9,7 +9,7 @@ enum SimulatedAccuracy {
     /// site would be tens of metres).
     static let nlosMaxTarget = 3.0
 
-    /// Added to every scenario's seed (`--seed-offset`); 0 gives the README's figures. Set once by
+    /// Added to every scenario's seed (`--seed-offset`); 0 gives the figures of docs/benchmarks.md. Set once by
     /// `main` before any section runs.
     nonisolated(unsafe) static var seedOffset: UInt64 = 0
 

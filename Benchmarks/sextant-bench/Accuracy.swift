@@ -2,7 +2,7 @@
 enum Accuracy {
     static func run(quick: Bool) {
         if SimulatedAccuracy.seedOffset != 0 {
-            print("\nSimulated scenarios with every seed + \(SimulatedAccuracy.seedOffset) (--seed-offset): not the README's figures")
+            print("\nSimulated scenarios with every seed + \(SimulatedAccuracy.seedOffset) (--seed-offset): not the figures of docs/benchmarks.md")
         }
         let lias = LIASAccuracy.run(smooth: Smoothing.isAvailable)
         let sim = SimulatedAccuracy.run(quick: quick)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `sextant-bench`: the accuracy and throughput benchmarks of issue 3. Programs that print figures,
+/// `sextant-bench`: the accuracy and throughput benchmarks. Programs that print figures,
 /// each next to its target and a baseline measured in the same run.
 let help = """
     USAGE: sextant-bench <command> [--quick]
@@ -18,7 +18,7 @@ let help = """
       --quick      shorter simulations (CI-friendly)
       --seed-offset K
                    add K to every simulated scenario's seed in `accuracy` (default 0: the figures of
-                   the README), to check that a figure is not an accident of one seed
+                   docs/benchmarks.md), to check that a figure is not an accident of one seed
       -h, --help   show this help
 
     Build and run from the package root:

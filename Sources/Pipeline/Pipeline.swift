@@ -181,8 +181,8 @@ public struct Pipeline: Sendable {
 
     /// What `process` does for `feed`, with the id cache lent once per chunk and no site check or
     /// `applied` closure. It repeats `process`'s decode-and-apply on purpose: one shared function for
-    /// both (tried in the fourth session) was not inlined and cost 58 instructions per ranging line
-    /// (+0.9 %) on the throughput stream.
+    /// both is not inlined and costs 58 instructions per ranging line (+0.9 %) on the throughput
+    /// stream.
     private mutating func handle(_ piece: SplitLine, ids: inout IdCache, output: inout [UInt8]) {
         guard case .line(let number, let bytes) = piece else {
             process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength,

@@ -6,8 +6,8 @@
 ///
 /// The queued lines sit in a ring (a power-of-two slot array that doubles when full), so that a
 /// client that never reads, whose full queue drops its oldest line for every new one, costs a slot
-/// overwrite per line: no compaction of a 65,536-line array and no regrowth of its storage (issue 7:
-/// ten such clients, each dropping about 10,000 lines/s).
+/// overwrite per line: no compaction of a 65,536-line array and no regrowth of its storage (the load check
+/// has ten such clients, each dropping about 10,000 lines/s).
 struct FeedQueue {
     /// The ring of queued lines: the live ones are `count` slots from `head`, modulo the capacity.
     private var slots: [[UInt8]] = []

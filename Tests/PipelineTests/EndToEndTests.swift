@@ -88,7 +88,7 @@ func feedInChunks(_ pipeline: inout Pipeline, _ bytes: [UInt8], seed: UInt64) ->
         #expect(String(decoding: output, as: UTF8.self).hasPrefix("proximity,site=demo-warehouse,tag=T1,anchor=U5 distance="))
     }
 
-    /// The foundation issue's bar on real data: beat the textbook EKF's 0.159 m on LIAS `fast`.
+    /// The bar on real data: beat the textbook EKF's 0.159 m on LIAS `fast`.
     @Test func liasFastBeatsTheTextbookEKF() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()

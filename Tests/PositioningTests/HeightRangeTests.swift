@@ -74,7 +74,7 @@ private func same(_ a: TagFilter, _ b: TagFilter) -> Bool {
         }
     }
 
-    /// The wrong solution that NLOS handling holds (README, "How the engine works"): under heavy NLOS
+    /// The wrong solution that NLOS handling holds (docs/engine.md): under heavy NLOS
     /// in the hall, filters settle metres above their tags, where the ranges they no longer fit look
     /// like blocked paths (192 and 130 of about 4,900 positions above 4.6 m on seeds 2 and 4). With
     /// the site's height range, none is. The test fails without the constraint after each line (68

@@ -6,7 +6,7 @@ GATEWAYS = 4
 CHUNK = 2000           # lines per send, each chunk stamped with the wall clock just before it goes
 # The documented loss window: a row waits at most historyMaxDelay before its batch starts, and the
 # batch then needs its commit time. The 0.1 s commit allowance is this check's choice: the writer
-# alone does 167,000-192,000 rows/s (README, Benchmarks), so a full 4,096-row batch takes ~25 ms.
+# alone does 167,000-192,000 rows/s (docs/benchmarks.md), so a full 4,096-row batch takes ~25 ms.
 WINDOW = HISTORY_MAX_DELAY + 0.1
 
 

@@ -5,7 +5,7 @@ internal import Numerics
 // Anchors on walls and ceilings see a tag's height worst: most of their lines of sight are nearly
 // horizontal, so a range constrains height only weakly, and under heavy NLOS a filter can settle
 // metres above or below the tag, where the ranges it no longer fits look like blocked paths (see
-// "A wrong solution held by NLOS handling" in the README). Where the site knows between which heights
+// "A wrong solution held by NLOS handling" in docs/engine.md). Where the site knows between which heights
 // its tags are carried (a forklift's forks, a worker's belt), that knowledge is an inequality
 // constraint on the state. It is applied as the active-set form of a constrained Kalman filter: while
 // the estimate is inside the range nothing happens; after a line that leaves it outside, one scalar
