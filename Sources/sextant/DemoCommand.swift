@@ -97,11 +97,11 @@ enum DemoCommand {
         print(evaluation.table(), terminator: "")
         print("""
 
-            Next: run the service yourself and connect a dashboard —
+            Next: run the service yourself and connect a dashboard (the README's tour) —
               sextant serve --site Sites/demo-warehouse.json          # ingest :7400, feed :7401
-              sextant simulate --site Sites/demo-warehouse.json --tags 5 --duration 60 --truth truth.csv --output in.lp
-              nc 127.0.0.1 7400 < in.lp                               # a gateway
               nc 127.0.0.1 7401                                       # the feed (line protocol)
+              sextant simulate --site Sites/demo-warehouse.json --tags 5 --duration 60 --truth truth.csv --output in.lp
+              nc -q 1 127.0.0.1 7400 < in.lp                          # a gateway
               sextant status                                          # the counters
               sextant status --anchors                                # each anchor's health
             """)
