@@ -111,7 +111,7 @@ public struct BiasLearner: Sendable, Equatable {
 
     /// `learn(_:dimensions:)` on rows in place. The scratch (weights, residuals, projector) is a
     /// temporary allocation and every loop runs through pointers; the arithmetic, and its order, is
-    /// that of the array code it replaced (`BiasLearnerTests` compares the two bit for bit).
+    /// that of the reference array code (`BiasLearnerTests` compares the two bit for bit).
     mutating func learn(_ rows: UnsafeBufferPointer<Row>, dimensions d: Int) {
         guard enabled, rows.count >= d + 2 else { return }
         let k = rows.count, n = n

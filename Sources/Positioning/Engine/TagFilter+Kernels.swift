@@ -1,7 +1,7 @@
 public import Numerics
 
 // Generated straight-line code (no loops, no bounds checks); see TagFilter.swift for the model.
-// Each statement is one of the loop iterations it replaced, in the same order and with the same
+// Each statement is one iteration of the reference loops, in the same order and with the same
 // arithmetic, so results are bit for bit those of the loops (`TagFilterTests` checks it).
 extension TagFilter {
     /// `predict`'s state and covariance propagation over `dt` seconds for 3 or 2 free coordinates.
