@@ -38,7 +38,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "sextant-bench", dependencies: ["Positioning", "Wire", "Pipeline", "Numerics"],
                           path: "Benchmarks/sextant-bench", swiftSettings: strict),
-        .executableTarget(name: "service-bench", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline"],
+        .executableTarget(name: "service-bench", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline", "Numerics"],
                           path: "Benchmarks/service-bench", swiftSettings: strict),
         .executableTarget(name: "store-bench", dependencies: ["Store", "Positioning", "Numerics"],
                           path: "Benchmarks/store-bench", swiftSettings: strict),
