@@ -7,16 +7,14 @@
 // (target ≥ 100,000/s), and resident memory with 10,000 live tags. The load generators run in this
 // process, on the same 2 cores as the service.
 import Foundation
+import Numerics
 import Positioning
 import Server
 import Store
 import Wire
 
-// Like `sextant`: one BLAS thread (set before OpenBLAS loads, by re-executing once).
-if getenv("OPENBLAS_NUM_THREADS") == nil {
-    setenv("OPENBLAS_NUM_THREADS", "1", 1)
-    execv("/proc/self/exe", CommandLine.unsafeArgv)
-}
+// Like `sextant`: one BLAS thread, set before any LAPACK call (OpenBLAS's worker stays idle).
+LAPACK.useOneThread()
 
 if CommandLine.arguments.contains("--help") || CommandLine.arguments.contains("-h") {
     print("""

@@ -1,4 +1,5 @@
 import Foundation
+import Numerics
 
 /// `sextant-bench`: the accuracy and throughput benchmarks. Programs that print figures,
 /// each next to its target and a baseline measured in the same run.
@@ -25,12 +26,9 @@ let help = """
       swift build -c release --product sextant-bench && .build/release/sextant-bench all
     """
 
-// Like `sextant`: one BLAS thread, set before OpenBLAS loads (by re-executing once), so that its spinning
-// worker threads do not take the second core from the measured thread.
-if getenv("OPENBLAS_NUM_THREADS") == nil {
-    setenv("OPENBLAS_NUM_THREADS", "1", 1)
-    execv("/proc/self/exe", CommandLine.unsafeArgv)
-}
+// Like `sextant`: one BLAS thread, set before any LAPACK call, so that OpenBLAS's worker thread stays
+// idle instead of spinning on the second core beside the measured thread.
+LAPACK.useOneThread()
 
 var args = Array(CommandLine.arguments.dropFirst())
 if args.first == "_memory-probe" {   // internal: the child process of MemoryProbe.measureInChild

@@ -5,14 +5,12 @@
 //
 // See `Options.help` (`--help`) for what is measured and how.
 import Foundation
+import Numerics
 import Positioning
 import Store
 
-// Like `sextant`: one BLAS thread (set before OpenBLAS loads, by re-executing once).
-if getenv("OPENBLAS_NUM_THREADS") == nil {
-    setenv("OPENBLAS_NUM_THREADS", "1", 1)
-    execv("/proc/self/exe", CommandLine.unsafeArgv)
-}
+// Like `sextant`: one BLAS thread, set before any LAPACK call (OpenBLAS's worker stays idle).
+LAPACK.useOneThread()
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let root = options.directory

@@ -14,6 +14,13 @@ public enum LAPACK {
         }
     }()
 
+    /// Makes OpenBLAS use one thread from now on (its workers, started when the library loaded, stay
+    /// idle). Each solver below does it on its first call; a program calls it first thing, before its
+    /// threads start. Idempotent; with another BLAS it does nothing.
+    public static func useOneThread() {
+        _ = singleThreaded
+    }
+
     /// The minimum-norm least-squares solution of `A x ≈ b` (LAPACK `dgelsd`, SVD based, so
     /// rank-deficient systems are handled).
     /// - Parameters:

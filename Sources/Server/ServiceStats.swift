@@ -1,3 +1,5 @@
+import BuildInfo
+
 /// The service's counters at one moment, as `#stats` reports them.
 public struct ServiceStats: Sendable, Equatable {
     /// Lines received on all ingest connections (including comments, blank and rejected lines).
@@ -37,6 +39,8 @@ public struct ServiceStats: Sendable, Equatable {
     public var historyDropped = 0
     public var historyError: String?
     public var uptimeSeconds = 0.0
+    /// The running build's version (`sextant --version`).
+    public var version = BuildInfo.version
 
     public init() {}
 
@@ -63,19 +67,25 @@ public struct ServiceStats: Sendable, Equatable {
         return f
     }
 
-    /// `# key=value` lines, ending with `# end`.
+    /// `# key=value` lines (the counters, `uptime_seconds`, `version`), ending with `# end`.
     public var commentLines: String {
         var s = fields.map { "# \($0.0)=\($0.1)\n" }.joined()
         s += "# uptime_seconds=\(Int(uptimeSeconds))\n"
+        s += "# version=\(version.replacingOccurrences(of: "\n", with: " "))\n"
         if let e = historyError { s += "# history_error=\(e.replacingOccurrences(of: "\n", with: " "))\n" }
         return s + "# end\n"
     }
 
-    /// One line-protocol line: `sextant_stats lines_in=10i,… <time>`.
+    /// One line-protocol line: `sextant_stats,version=0.1.0 lines_in=10i,… <time>`.
     /// - Parameter time: Unix nanoseconds.
     public func lineProtocol(time: Int64) -> String {
         let f = fields.map { "\($0.0)=\($0.1)i" } + ["uptime_seconds=\(uptimeSeconds)"]
-        return "sextant_stats " + f.joined(separator: ",") + " \(time)\n"
+        var tag = ""
+        for c in version where !c.isNewline {
+            if c == "," || c == "=" || c == " " || c == "\\" { tag.append("\\") }
+            tag.append(c)
+        }
+        return "sextant_stats,version=\(tag) " + f.joined(separator: ",") + " \(time)\n"
     }
 
     /// Reads `# key=value` lines back (as `sextant status` receives them).

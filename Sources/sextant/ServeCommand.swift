@@ -1,3 +1,4 @@
+import BuildInfo
 import Foundation
 import Positioning
 import Server
@@ -108,6 +109,7 @@ enum ServeCommand {
         if a.wantsHelp { print(help); return }
         let config = try makeConfig(a)
         let logger = Logger(level: try logLevel(a.string("log-level") ?? "info"))
+        logger.info("sextant starting", ["version": BuildInfo.version, "pid": getpid()])
         if let path = a.string("config"), config.ingestTokens.isRequired || config.feedTokens.isRequired,
            let mode = try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int,
            mode & 0o077 != 0 {

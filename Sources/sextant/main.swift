@@ -1,4 +1,6 @@
+import BuildInfo
 import Foundation
+import Numerics
 
 /// A subcommand of `sextant`.
 struct Subcommand {
@@ -28,7 +30,7 @@ let usage = """
     COMMANDS:
     \(subcommands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
-    Run 'sextant <command> --help' for a command's options.
+    Run 'sextant <command> --help' for a command's options, 'sextant --version' for the version.
     """
 
 /// Prints to standard error.
@@ -36,20 +38,20 @@ func printError(_ s: String) {
     FileHandle.standardError.write(Data((s + "\n").utf8))
 }
 
-/// OpenBLAS starts its worker threads when it loads, before `main`, and they spin on every LAPACK call:
-/// on a 2-core gateway box they steal the core the service needs. Sextant's LAPACK problems are tiny,
-/// so it runs with one BLAS thread: when the variable is not set, set it and re-execute once.
-if getenv("OPENBLAS_NUM_THREADS") == nil {
-    setenv("OPENBLAS_NUM_THREADS", "1", 1)
-    let argv = CommandLine.unsafeArgv
-    execv("/proc/self/exe", argv)
-    // If exec fails, carry on with the threads OpenBLAS already started.
-}
+// OpenBLAS (Debian's pthread build) starts its worker threads when it loads, before `main`, and they
+// would spin on every LAPACK call: on a 2-core gateway box they steal the core the service needs.
+// Sextant's LAPACK problems are tiny, so it runs with one BLAS thread, set here before any LAPACK call
+// (without re-executing: the process keeps its name, `sextant`, in ps, top and ss).
+LAPACK.useOneThread()
 
 let args = Array(CommandLine.arguments.dropFirst())
 guard let first = args.first, first != "--help", first != "-h", first != "help" else {
     print(usage)
     exit(args.isEmpty ? ExitCode.usage.rawValue : 0)
+}
+if first == "--version" {
+    print("sextant \(BuildInfo.version)")
+    exit(0)
 }
 guard let command = subcommands.first(where: { $0.name == first }) else {
     printError("sextant: unknown command '\(first)'\n\n" + usage)

@@ -1,0 +1,16 @@
+import Foundation
+import PackagePlugin
+
+/// Writes `gitVersion` (the git description of the checkout, from `scripts/version`) into the target
+/// before every build. A prebuild command, because its input (the repository state) is not a file the
+/// build system could watch; the script rewrites the file only when the version changed.
+@main struct GitVersion: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
+        let output = context.pluginWorkDirectoryURL.appending(path: "generated")
+        let script = context.package.directoryURL.appending(path: "scripts/version")
+        return [.prebuildCommand(displayName: "Version from git describe",
+                                 executable: URL(fileURLWithPath: "/bin/bash"),
+                                 arguments: [script.path, "--swift", output.appending(path: "GitVersion.swift").path],
+                                 outputFilesDirectory: output)]
+    }
+}
