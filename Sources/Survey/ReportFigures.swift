@@ -143,7 +143,7 @@ public enum ReportFigures {
             canvas.polyline(thin(r.estimated[tag]!).map { layout.pixel($0.x, $0.y) }, color: tagColor(k), width: 1.2)
         }
         SiteOverlay.drawAnchors(r.site, layout, on: canvas)
-        SiteOverlay.labelAnchors(r.site, layout, on: canvas, halo: false)
+        SiteOverlay.labelAnchors(r.site, layout, on: canvas, halo: true)
         SiteOverlay.labelZones(r.site, layout, on: canvas, halo: false)
         canvas.label(r.hasTruth ? "\(r.site.name): estimated tracks and the truth" : "\(r.site.name): estimated tracks",
                      x: layout.left, y: 30, size: 16, bold: true)
