@@ -1,74 +1,97 @@
 /// Draws a coverage map: the cells coloured by σ, the zones, the anchors with their direction cones,
-/// a title and the colour-bar legend.
+/// the axes in metres, a title, and at the right the colour bar and the anchors' legend.
 public enum CoverageFigure {
+    /// Height of the colour bar, pixels.
+    static let barHeight = 240.0, barWidth = 18.0
+    /// From the legend column's top to the colour bar's top (the heading), pixels.
+    static let barTop = 24.0
+
+    /// The legend of the anchors shown under the colour bar.
+    static func anchorLegend(_ map: CoverageMap, highlight: Set<String>) -> Legend {
+        var legend = Legend()
+        SiteOverlay.legend(map.site, into: &legend, highlight: highlight)
+        return legend
+    }
+
+    /// The height of the whole legend column, pixels.
+    static func legendHeight(_ map: CoverageMap, highlight: Set<String>) -> Double {
+        barTop + barHeight + 46 + anchorLegend(map, highlight: highlight).height
+    }
+
     /// The layout of a map's figure.
-    public static func layout(_ map: CoverageMap) -> MapLayout { MapLayout(bounds: map.site.bounds) }
+    public static func layout(_ map: CoverageMap, highlight: Set<String> = []) -> MapLayout {
+        MapLayout(bounds: map.site.bounds, legendWidth: 200, legendHeight: legendHeight(map, highlight: highlight))
+    }
 
     /// Draws the whole figure on a canvas of `layout(map)`'s size.
     /// - Parameters:
     ///   - title: the headline; nil for the default naming the site and the tag height.
     ///   - highlight: anchor ids drawn in a highlight colour (e.g. suggested anchors).
-    public static func draw<C: Canvas>(_ map: CoverageMap, on canvas: inout C, title: String? = nil,
-                                       scale: ColorScale = ColorScale(), highlight: Set<String> = []) {
-        let layout = layout(map)
+    public static func draw(_ map: CoverageMap, on canvas: Canvas, title: String? = nil,
+                            scale: ColorScale = ColorScale(), highlight: Set<String> = []) {
+        let layout = layout(map, highlight: highlight)
         let s = layout.scale * map.resolution
+        let clip = layout.map
         for r in 0..<map.rows {
             for c in 0..<map.columns {
                 let (x, y) = map.center(column: c, row: r)
                 let p = layout.pixel(x - map.resolution / 2, y + map.resolution / 2)
-                canvas.fill(x: p.0, y: p.1, width: s, height: s, color: scale.color(map.cells[r * map.columns + c].sigma),
-                            alpha: 1)
+                // Cells at the far edges stop at the site's bounds; a hair of overlap hides seams.
+                let x1 = min(p.x + s + 0.3, clip.maxX), y1 = min(p.y + s + 0.3, clip.maxY)
+                canvas.fill(Rect(x: p.x, y: p.y, width: x1 - p.x, height: y1 - p.y),
+                            color: scale.color(map.cells[r * map.columns + c].sigma))
             }
         }
-        SiteOverlay.drawFrame(map.site, layout, on: &canvas)
-        SiteOverlay.drawZones(map.site, layout, on: &canvas)
-        SiteOverlay.drawAnchors(map.site, layout, on: &canvas, highlight: highlight)
-        let head = title ?? "\(map.site.name): expected 1-σ horizontal accuracy at z = \(TextFormat.fixed(map.height, 2)) m"
-        canvas.label(head, x: layout.left, y: 26, size: 16, align: -1, color: .black)
-        drawLegend(layout, scale: scale, on: &canvas)
+        SiteOverlay.drawFrame(map.site, layout, on: canvas)
+        SiteOverlay.drawCones(map.site, layout, on: canvas, coneLength: 5)
+        SiteOverlay.drawZones(map.site, layout, on: canvas)
+        SiteOverlay.drawAnchors(map.site, layout, on: canvas, highlight: highlight)
+        SiteOverlay.labelAnchors(map.site, layout, on: canvas, halo: true)
+        SiteOverlay.labelZones(map.site, layout, on: canvas, halo: true)
+        let head = title ?? "\(map.site.name): expected 1-σ horizontal accuracy at tag height z = \(TextFormat.fixed(map.height, 2)) m"
+        canvas.label(head, x: layout.left, y: 30, size: 16, bold: true)
+        let bottom = drawColorBar(layout, scale: scale, on: canvas)
+        anchorLegend(map, highlight: highlight).draw(on: canvas, x: layout.legendX, y: bottom + 20)
     }
 
-    /// The colour bar: σ from the bottom (good) to the top (bad), with ticks in metres, and a grey
-    /// "no fix" swatch underneath.
-    public static func drawLegend<C: Canvas>(_ layout: MapLayout, scale: ColorScale, on canvas: inout C) {
-        let x = legendX(layout), top = layout.top, h = max(layout.mapHeight - 30, 60), w = 18.0
-        let steps = max(Int(h), 2)
+    /// The colour bar: σ from the bottom (good) to the top (bad) on a logarithmic axis, ticks in
+    /// metres, and a grey "no fix" swatch underneath. Returns the bottom edge of the swatch.
+    @discardableResult
+    public static func drawColorBar(_ layout: MapLayout, scale: ColorScale, on canvas: Canvas) -> Double {
+        let x = layout.legendX, top = layout.top + barTop, h = barHeight, w = barWidth
+        canvas.label("Expected σ", x: x, y: layout.top + 12, size: Legend.textSize, bold: true)
+        let steps = Int(h / 2)
         for i in 0..<steps {
             let t = 1 - (Double(i) + 0.5) / Double(steps)
-            canvas.fill(x: x, y: top + h * Double(i) / Double(steps), width: w, height: h / Double(steps) + 0.5,
-                        color: scale.color(atFraction: t), alpha: 1)
+            canvas.fill(Rect(x: x, y: top + h * Double(i) / Double(steps), width: w, height: h / Double(steps) + 0.4),
+                        color: scale.color(atFraction: t))
         }
-        canvas.polygon([(x, top), (x + w, top), (x + w, top + h), (x, top + h)], fill: nil, alpha: 1,
+        canvas.polygon([Point(x, top), Point(x + w, top), Point(x + w, top + h), Point(x, top + h)], fill: nil,
                        outline: .black, width: 1)
         for tick in scale.ticks {
             let y = top + h * (1 - scale.fraction(tick))
-            canvas.stroke(from: (x + w, y), to: (x + w + 4, y), color: .black, width: 1)
-            canvas.label(TextFormat.fixed(tick, tick < 0.1 ? 2 : 1) + " m", x: x + w + 7, y: y + 4, size: 11, align: -1,
-                         color: .black)
+            canvas.line(from: Point(x + w, y), to: Point(x + w + 4, y), color: .black, width: 1)
+            canvas.label(TextFormat.fixed(tick, tick < 0.1 ? 2 : 1) + " m", x: x + w + 7, y: y + 4, size: SiteOverlay.tickSize)
         }
-        canvas.label("σ", x: x + w / 2, y: top - 6, size: 12, align: 0, color: .black)
-        let swatch = top + h + 10
-        canvas.fill(x: x, y: swatch, width: w, height: 12, color: ColorScale.noFix, alpha: 1)
-        canvas.label("no fix", x: x + w + 7, y: swatch + 10, size: 11, align: -1, color: .black)
+        let swatch = top + h + 12
+        canvas.fill(Rect(x: x, y: swatch, width: w, height: 14), color: ColorScale.noFix)
+        canvas.label("No fix possible", x: x + w + 7, y: swatch + 11, size: SiteOverlay.tickSize)
+        return swatch + 14
     }
 
-    /// The left edge of the legend's colour bar, pixels.
-    public static func legendX(_ layout: MapLayout) -> Double { layout.left + layout.mapWidth + 24 }
-
-    /// The figure as SVG bytes.
-    public static func svg(_ map: CoverageMap, title: String? = nil, highlight: Set<String> = []) -> [UInt8] {
-        let l = layout(map)
-        var doc = SVGDocument(width: l.width, height: l.height)
-        doc.rect(0, 0, l.width, l.height, fill: "#fff")
-        draw(map, on: &doc, title: title, highlight: highlight)
-        return doc.bytes()
+    /// The figure in a format (PNG, SVG or PDF).
+    public static func render(_ map: CoverageMap, format: ImageFormat, title: String? = nil,
+                              highlight: Set<String> = []) throws(RenderError) -> [UInt8] {
+        let canvas = try canvas(map, format: format, title: title, highlight: highlight)
+        return try canvas.finish()
     }
 
-    /// The figure as an RGB raster (for PNG).
-    public static func raster(_ map: CoverageMap, title: String? = nil, highlight: Set<String> = []) -> Raster {
-        let l = layout(map)
-        var image = Raster(width: Int(l.width), height: Int(l.height))
-        draw(map, on: &image, title: title, highlight: highlight)
-        return image
+    /// The figure drawn on a new canvas, not yet finished (tests look at its layout).
+    public static func canvas(_ map: CoverageMap, format: ImageFormat, title: String? = nil,
+                              highlight: Set<String> = []) throws(RenderError) -> Canvas {
+        let l = layout(map, highlight: highlight)
+        let canvas = try Canvas(width: l.width, height: l.height, format: format)
+        draw(map, on: canvas, title: title, highlight: highlight)
+        return canvas
     }
 }

@@ -13,6 +13,9 @@ public struct PlanOptions: Sendable, Equatable {
     public var interiorSpacing: Double = 5
     /// Mounting height, metres; nil: the median height of the existing anchors.
     public var height: Double?
+    /// The accuracy to reach, metres: planning stops as soon as the 95th percentile of σ over all
+    /// cells (no-fix cells counted as `Planner.noFixSigma`) is at most this; nil: add `anchors`.
+    public var target: Double?
 
     public init(anchors: Int) { self.anchors = anchors }
 }
@@ -30,11 +33,20 @@ public struct PlanStep: Sendable {
 /// (the 95th percentile of σ over the cells, with no-fix cells counted as 10 m; ties go to the
 /// lower mean) gets a UWB anchor.
 public enum Planner {
+    /// The σ a cell without a fix counts as, metres.
+    public static let noFixSigma = 10.0
+
     /// The cost of a coverage: worst cells first, the mean as a tie-break, metres.
     public static func cost(_ cells: [CellAccuracy]) -> Double {
-        let capped = cells.map { min($0.sigma, 10) }.sorted()
+        let capped = cells.map { min($0.sigma, noFixSigma) }.sorted()
         let mean = capped.reduce(0, +) / Double(max(capped.count, 1))
         return SiteMetrics.percentile(sorted: capped, 0.95) + 0.1 * mean
+    }
+
+    /// The figure a target is judged by: the 95th percentile of σ over all cells, no-fix cells
+    /// counted as `noFixSigma`, metres.
+    public static func worstSigma(_ cells: [CellAccuracy]) -> Double {
+        SiteMetrics.percentile(sorted: cells.map { min($0.sigma, noFixSigma) }.sorted(), 0.95)
     }
 
     /// Candidate places: along the walls (0.3 m inside the bounds) and on an interior grid, at the
@@ -61,14 +73,17 @@ public enum Planner {
         return out.filter { c in site.anchors.allSatisfy { ($0.position - c.0).horizontalNorm >= 1 } }
     }
 
-    /// Suggests `options.anchors` anchors, one at a time.
-    /// - Returns: the site with the suggested anchors added, and one step per anchor.
+    /// Suggests `options.anchors` anchors, one at a time; with a `target`, stops as soon as it is met
+    /// (before the first anchor when the site already meets it).
+    /// - Returns: the site with the suggested anchors added, one step per anchor, and the final
+    ///   `worstSigma` (metres).
     public static func plan(_ site: Site, options: PlanOptions, model: CoverageModel = CoverageModel(),
-                            progress: (Double) -> Void = { _ in }) -> (site: Site, steps: [PlanStep]) {
+                            progress: (Double) -> Void = { _ in }) -> (site: Site, steps: [PlanStep], worstSigma: Double) {
         var current = site
         var steps: [PlanStep] = []
         var before = CoverageMap(site: current, resolution: options.resolution, model: model).cells
         for k in 0..<max(0, options.anchors) {
+            if let target = options.target, worstSigma(before) <= target { break }
             let candidates = Self.candidates(current, options: options)
             var best: (cost: Double, index: Int, cells: [CellAccuracy])? = nil
             var n = 1
@@ -87,7 +102,7 @@ public enum Planner {
                                   after: CoverageSummary(best.cells)))
             before = best.cells
         }
-        return (current, steps)
+        return (current, steps, worstSigma(before))
     }
 
     /// The site with one more anchor.

@@ -6,11 +6,17 @@ import Wire
 enum SimulateCommand {
     static let help = """
         USAGE: sextant simulate --site FILE --tags N --duration SECONDS --truth FILE [options]
+               sextant simulate --site FILE --anchor-ranges N [--max-range M] [--seed N] [--output FILE]
 
         Writes a realistic synthetic ingest stream for a site: tags walking and stopping (with motion
         hints), asynchronous ranging of every anchor-tag pair in range, per-technology noise, directions
         inside oriented UWB anchors' field of view, NLOS-biased ranges, gross outliers, and dropped
         sessions. The ground truth goes to the --truth CSV (t_ns,site,tag,x,y,z).
+
+        With --anchor-ranges N, writes anchor-to-anchor ranges instead, for 'sextant survey calibrate':
+        N ranging lines per pair of anchors that share a technology and are at most --max-range apart
+        (default 40 m), with each measuring anchor's rangeBias and its rangeStd (or the technology's
+        default) as noise; the tag of each line is the measured anchor.
 
         OPTIONS:
           --site FILE        the site map (JSON)
@@ -22,6 +28,8 @@ enum SimulateCommand {
           --nlos P           probability that a pair is in an NLOS episode (0 to 1, default 0)
           --outliers P       probability that a range is a gross outlier (0 to 1, default 0)
           --rate HZ          ranging rate of each anchor-tag pair (default 5)
+          --anchor-ranges N  anchor-to-anchor ranges per pair (1 to 1000) instead of tags
+          --max-range M      longest anchor pair that ranges, metres (with --anchor-ranges; default 40)
           --gateway-batch S  each anchor's gateway sends its lines every S seconds (default 0: each line
                              at its own time); lines are written in the order they would arrive, so one
                              tag's lines from different anchors come out of time order by up to S
@@ -30,10 +38,12 @@ enum SimulateCommand {
 
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "simulate",
-                              options: ["site", "tags", "duration", "truth", "output", "seed", "nlos", "outliers", "rate", "gateway-batch"],
+                              options: ["site", "tags", "duration", "truth", "output", "seed", "nlos", "outliers", "rate", "gateway-batch",
+                                        "anchor-ranges", "max-range"],
                               switches: [])
         if a.wantsHelp { print(help); return }
         let site = try loadSite(try a.required("site"))
+        if a.string("anchor-ranges") != nil { return try anchorRanges(a, site: site) }
         let truthPath = try a.required("truth")
         var config = SimulationConfig(tags: try a.int("tags", default: 0, in: 1...100_000),
                                       duration: try a.double("duration", default: 0, in: 0.1...86_400 * 7))
@@ -60,5 +70,20 @@ enum SimulateCommand {
         try out.flush()
         try truth.flush()
         printError("simulate: \(events) events for \(config.tags) tags over \(config.duration) s; truth in \(truthPath)")
+    }
+
+    /// `--anchor-ranges N`: anchor-to-anchor ranges for calibration.
+    static func anchorRanges(_ a: Arguments, site: Site) throws {
+        let perPair = try a.int("anchor-ranges", default: 4, in: 1...1000)
+        let maxRange = try a.double("max-range", default: 40, in: 0.1...10_000)
+        let seed = UInt64(try a.int("seed", default: 1, in: 0...Int.max))
+        let ranges = Simulator.anchorRanges(site: site, perPair: perPair, maxRange: maxRange, seed: seed)
+        let out = try OutputSink(a.string("output") ?? "-")
+        try out.write("# sextant simulate: anchor-to-anchor ranges of site \(site.id), \(perPair) per pair within "
+                      + "\(maxRange) m, seed \(seed)\n")
+        for r in ranges { try out.write { _ = IngestEncoder.append(.ranging(r), to: &$0) } }
+        try out.flush()
+        let pairs = Set(ranges.map { [$0.anchor, $0.tag].sorted().joined(separator: "-") }).count
+        printError("simulate: \(ranges.count) anchor-to-anchor ranges over \(pairs) pairs of \(site.id)")
     }
 }

@@ -5,12 +5,12 @@ import Survey
 /// `sextant survey`: the site-survey tools, as nested subcommands.
 enum SurveyCommand {
     static var subcommands: [Subcommand] { [
-        Subcommand(name: "coverage", summary: "map the expected accuracy over the site (SVG or PNG)", run: SurveyCoverageCommand.run),
-        Subcommand(name: "plan", summary: "suggest where to add anchors to improve the worst coverage", run: SurveyPlanCommand.run),
+        Subcommand(name: "coverage", summary: "map the expected accuracy over the site (PNG, SVG or PDF)", run: SurveyCoverageCommand.run),
+        Subcommand(name: "plan", summary: "suggest where to add anchors, up to a count or a target accuracy", run: SurveyPlanCommand.run),
         Subcommand(name: "calibrate", summary: "anchor self-positioning from anchor-to-anchor ranges", run: SurveyCalibrateCommand.run),
         Subcommand(name: "anchors", summary: "check each anchor's mapped position against its ranges, without truth", run: SurveyAnchorsCommand.run),
         Subcommand(name: "bias", summary: "estimate each anchor's range bias and noise from a tag at known positions", run: SurveyBiasCommand.run),
-        Subcommand(name: "report", summary: "accuracy report: run the engine, compare with truth, figures + HTML", run: SurveyReportCommand.run),
+        Subcommand(name: "report", summary: "accuracy report of a recording, with or without truth: figures + HTML", run: SurveyReportCommand.run),
     ] }
 
     static var help: String { """
@@ -70,26 +70,26 @@ enum SurveyIO {
         try sink.flush()
     }
 
-    /// The image format of an output path: "svg" or "png" (usage error otherwise).
-    static func imageFormat(_ path: String, command: String) throws(CommandError) -> String {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".svg") { return "svg" }
-        if lower.hasSuffix(".png") { return "png" }
-        throw .usage("\(command): --out must end in .svg or .png, got '\(path)'")
+    /// The image format of an output path by its extension: .png, .svg or .pdf (usage error otherwise).
+    static func imageFormat(_ path: String, command: String) throws(CommandError) -> ImageFormat {
+        guard let format = ImageFormat(path: path) else {
+            throw .usage("\(command): --out must end in .png, .svg or .pdf, got '\(path)'")
+        }
+        return format
     }
 
-    /// Writes a coverage map as SVG or PNG by the path's extension.
+    /// Renders a figure, turning a drawing failure into exit code 1.
+    static func render(_ command: String, _ body: () throws(RenderError) -> [UInt8]) throws -> [UInt8] {
+        do { return try body() } catch { throw CommandError(message: "\(command): \(error)", code: .failure) }
+    }
+
+    /// Writes a coverage map as PNG, SVG or PDF by the path's extension.
     static func writeMap(_ map: CoverageMap, to path: String, command: String, title: String? = nil,
                          highlight: Set<String> = []) throws {
-        switch try imageFormat(path, command: command) {
-        case "svg": try write(CoverageFigure.svg(map, title: title, highlight: highlight), to: path)
-        default:
-            let png: [UInt8]
-            do { png = try PNGCodec.encode(CoverageFigure.raster(map, title: title, highlight: highlight)) } catch {
-                throw CommandError(message: "\(command): \(error)", code: .failure)
-            }
-            try write(png, to: path)
-        }
+        let format = try imageFormat(path, command: command)
+        try write(try render(command) { () throws(RenderError) in
+            try CoverageFigure.render(map, format: format, title: title, highlight: highlight)
+        }, to: path)
     }
 
     /// Reads and decodes an ingest file, reporting rejected lines on standard error.

@@ -5,18 +5,19 @@ import Survey
 /// `sextant survey coverage`: the expected accuracy map of a site.
 enum SurveyCoverageCommand {
     static let help = """
-        USAGE: sextant survey coverage --site FILE --out FILE.svg|FILE.png [--resolution M] [--height H]
+        USAGE: sextant survey coverage --site FILE --out FILE.png|FILE.svg|FILE.pdf [--resolution M] [--height H]
 
         Maps the expected 1-σ horizontal accuracy over the site's bounds: in every cell, the Cramér–Rao
         bound of one round of measurements from the anchors in range (UWB 30 m, Channel Sounding 20 m),
         with their noise (rangeStd or the technology default) and, for oriented UWB anchors that see the
-        cell, their azimuth and elevation. The map shows the anchors, their direction cones and the
-        zones, with a colour legend. A summary goes to standard output: the share of the area under
-        0.1 m, 0.3 m and 1 m, and the cells with fewer anchors than a fix needs.
+        cell, their azimuth and elevation. The map shows the anchors (on 3-D sites with their heights),
+        their direction cones and the zones, with a colour bar and a legend. A summary goes to standard
+        output: the share of the area under 0.1 m, 0.3 m and 1 m, and the cells with fewer anchors than
+        a fix needs.
 
         OPTIONS:
           --site FILE        the site map (JSON)
-          --out FILE         the figure: .svg or .png
+          --out FILE         the figure: .png, .svg or .pdf
           --resolution M     cell size in metres (default 0.5)
           --height H         tag height in metres (default: the site's tagHeight, else 1.2 m above the floor,
                              moved into the site's tagHeightRange)

@@ -5,19 +5,22 @@ import Survey
 /// `sextant survey plan`: where to add anchors.
 enum SurveyPlanCommand {
     static let help = """
-        USAGE: sextant survey plan --site FILE --anchors N [--out FILE.svg|FILE.png] [options]
+        USAGE: sextant survey plan --site FILE (--anchors N | --target M [--anchors MAX]) [--out FILE.png] [options]
 
-        Suggests where to add N UWB anchors, one at a time (greedy): each goes to the candidate place
+        Suggests where to add UWB anchors, one at a time (greedy): N of them, or with --target as many
+        as it takes (at most --anchors, default 20) until the 95th percentile of the expected σ is at
+        most M metres; it says whether the target was reached, and exits with 1 when it was not. Each anchor goes to the candidate place
         (along the walls every 2 m, and on a 5 m interior grid for columns, at the existing anchors'
         median mounting height) that most improves the worst coverage: the 95th percentile of the
         expected σ, with places without a fix counted as 10 m. Prints each suggestion with the coverage
-        summary before and after; with --out, writes the maps before and after (FILE-before.svg and
-        FILE-after.svg, or .png), with the suggested anchors highlighted.
+        summary before and after; with --out, writes the maps before and after (FILE-before.png and
+        FILE-after.png, or .svg or .pdf), with the suggested anchors highlighted.
 
         OPTIONS:
           --site FILE        the site map (JSON)
-          --anchors N        anchors to add (1 to 20)
-          --out FILE         base name of the before/after maps: .svg or .png
+          --anchors N        anchors to add (1 to 20); with --target, the most to add (default 20)
+          --target M         stop when the 95th percentile of σ is at most M metres
+          --out FILE         base name of the before/after maps: .png, .svg or .pdf
           --resolution M     cell size in metres of the maps the candidates are judged on (default 1)
           --height H         mounting height in metres (default: the existing anchors' median)
           --site-out FILE    write the site file with the suggested anchors added
@@ -25,35 +28,50 @@ enum SurveyPlanCommand {
         """
 
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey plan", options: ["site", "anchors", "out", "resolution", "height", "site-out"],
+        let a = try Arguments(argv, command: "survey plan", options: ["site", "anchors", "target", "out", "resolution", "height", "site-out"],
                               switches: [])
         if a.wantsHelp { print(help); return }
         let sitePath = try a.required("site")
-        guard a.string("anchors") != nil else { throw CommandError.usage("survey plan: --anchors is required") }
-        var options = PlanOptions(anchors: try a.int("anchors", default: 1, in: 1...20))
+        let target = a.string("target") == nil ? nil : try a.double("target", default: 0, in: 0.001...100)
+        guard a.string("anchors") != nil || target != nil else {
+            throw CommandError.usage("survey plan: give --anchors N, or --target M (metres)")
+        }
+        var options = PlanOptions(anchors: try a.int("anchors", default: 20, in: 1...20))
+        options.target = target
         options.resolution = try a.double("resolution", default: 1, in: 0.1...100)
         if a.string("height") != nil { options.height = try a.double("height", default: 3, in: -1000...1000) }
         var outs: (String, String)? = nil
         if let out = a.string("out") {
-            let ext = try SurveyIO.imageFormat(out, command: "survey plan")
-            let base = String(out.dropLast(4))
+            let ext = try SurveyIO.imageFormat(out, command: "survey plan").rawValue
+            let base = String(out.dropLast(ext.count + 1))
             outs = (base + "-before." + ext, base + "-after." + ext)
         }
         let site = try loadSite(sitePath)
         let progress = ProgressLine("plan:")
-        let (planned, steps) = Planner.plan(site, options: options, progress: progress.update)
+        let (planned, steps, worst) = Planner.plan(site, options: options, progress: progress.update)
         progress.finish()
-        guard let first = steps.first, let last = steps.last else {
+        let initial = CoverageMap(site: site, resolution: options.resolution).summary
+        if steps.isEmpty && (target.map { worst > $0 } ?? true) {
             throw CommandError.data("survey plan: no candidate places in the site's bounds")
         }
-        print("before:\n" + indent(first.before.text))
+        print("before:\n" + indent(initial.text))
         for s in steps {
             let p = s.anchor.position
             print("add \(s.anchor.id) (UWB, \(s.kind)) at x \(TextFormat.fixed(p.x, 1)), y \(TextFormat.fixed(p.y, 1)), "
                   + "z \(TextFormat.fixed(p.z, 1)) m: p95 σ \(TextFormat.fixed(s.before.p95, 3)) → \(TextFormat.fixed(s.after.p95, 3)) m, "
                   + "no-fix cells \(s.before.unfixable) → \(s.after.unfixable)")
         }
-        print("after:\n" + indent(last.after.text))
+        if let last = steps.last { print("after:\n" + indent(last.after.text)) }
+        if let target {
+            let figure = "95th percentile of σ (no-fix cells as 10 m) \(TextFormat.fixed(worst, 3)) m"
+            if worst > target {
+                print("target \(TextFormat.fixed(target, 3)) m NOT reached after \(steps.count) anchor(s): \(figure)")
+            } else if steps.isEmpty {
+                print("target \(TextFormat.fixed(target, 3)) m already met, no anchor needed: \(figure)")
+            } else {
+                print("target \(TextFormat.fixed(target, 3)) m reached after \(steps.count) anchor(s): \(figure)")
+            }
+        }
         if let (beforePath, afterPath) = outs {
             let added = Set(steps.map(\.anchor.id))
             try SurveyIO.writeMap(CoverageMap(site: site, resolution: min(options.resolution, 0.5)), to: beforePath,
@@ -66,6 +84,9 @@ enum SurveyPlanCommand {
         if let siteOut = a.string("site-out") {
             try SurveyIO.write(planned.jsonBytes(), to: siteOut)
             print("site file with the suggested anchors written to \(siteOut)")
+        }
+        if let target, worst > target {
+            throw CommandError(message: "survey plan: target \(TextFormat.fixed(target, 3)) m not reached", code: .failure)
         }
     }
 

@@ -5,18 +5,24 @@ import Survey
 /// `sextant survey report`: an accuracy report of a recording against its ground truth.
 enum SurveyReportCommand {
     static let help = """
-        USAGE: sextant survey report --site FILE --input FILE --truth FILE --out DIR
+        USAGE: sextant survey report --site FILE --input FILE [--truth FILE] --out DIR
 
-        Runs the positioning engine over a recording (as 'sextant replay' would), compares the positions
-        with the ground truth (as 'sextant evaluate' does) and writes a report into DIR: the error over
-        time, the error CDF, the tracks against the truth on the site map, and the per-anchor range
-        residuals (measured − true distance: bias ± std), each as SVG and PNG, and index.html showing
-        them with the summary figures.
+        Runs the positioning engine over a recording (as 'sextant replay' would) and writes a report
+        into DIR: index.html with the summary figures and tables, and its figures, each as PNG and SVG.
+
+        With --truth, the positions are compared with the ground truth (as 'sextant evaluate' does):
+        the error over time and its CDF, the tracks against the truth, and the per-anchor range
+        residuals against the true positions (measured − true distance: bias ± std).
+
+        Without --truth (a field recording), the report shows what can be known without it: the
+        estimated tracks, the range residuals against the estimated positions, the engine's predicted
+        1-σ accuracy over time, and each anchor's health (normalised innovation RMS, rejected and
+        blocked ranges, learned bias). Both kinds of report have these last figures.
 
         OPTIONS:
           --site FILE          the site map (JSON)
           --input FILE         ingest lines
-          --truth FILE         ground truth CSV (t_ns,site,tag,x,y,z)
+          --truth FILE         ground truth CSV (t_ns,site,tag,x,y,z); optional
           --out DIR            the report directory (created if missing)
           --warmup S           seconds skipped at the start of every tag (default 2)
           --no-bias-learning   do not learn anchor range biases online
@@ -28,16 +34,22 @@ enum SurveyReportCommand {
                               switches: ["no-bias-learning"])
         if a.wantsHelp { print(help); return }
         let sitePath = try a.required("site"), inputPath = try a.required("input")
-        let truthPath = try a.required("truth"), dir = try a.required("out")
+        let dir = try a.required("out")
         var options = Evaluation.Options()
         options.warmup = try a.double("warmup", default: 2, in: 0...86_400)
         var config = EngineConfig()
         config.learnBias = !a.flag("no-bias-learning")
         let site = try loadSite(sitePath)
-        let truth = try SurveyIO.readTruth(truthPath)
+        var truth: [TruthSample] = []
+        if let truthPath = a.string("truth") {
+            truth = try SurveyIO.readTruth(truthPath)
+            guard truth.contains(where: { $0.site == site.id }) else {
+                throw CommandError.data("survey report: \(truthPath) has no truth for site '\(site.id)'")
+            }
+        }
         let input = try SurveyIO.readInput(inputPath, command: "survey report")
-        guard truth.contains(where: { $0.site == site.id }) else {
-            throw CommandError.data("survey report: \(truthPath) has no truth for site '\(site.id)'")
+        guard input.events.contains(where: { $0.site == site.id }) else {
+            throw CommandError.data("survey report: no line of site '\(site.id)' in \(inputPath)")
         }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -49,30 +61,36 @@ enum SurveyReportCommand {
                                     progress: progress.update)
         progress.finish()
 
-        let chart = ReportFigures.size, map = ReportFigures.trackMapLayout(report)
-        let figures: [(String, (Double, Double), String, (inout SVGDocument) -> Void, (inout Raster) -> Void)] = [
-            ("error-time", chart, "Position error over time, per tag",
-             { ReportFigures.errorOverTime(report, on: &$0) }, { ReportFigures.errorOverTime(report, on: &$0) }),
-            ("error-cdf", chart, "Cumulative distribution of the position error",
-             { ReportFigures.errorCDF(report, on: &$0) }, { ReportFigures.errorCDF(report, on: &$0) }),
-            ("tracks", (map.width, map.height), "Estimated tracks against the truth",
-             { ReportFigures.trackMap(report, on: &$0) }, { ReportFigures.trackMap(report, on: &$0) }),
-            ("residuals", chart, "Range residuals per anchor: bias (bar) ± 1 std (whisker)",
-             { ReportFigures.residuals(report, on: &$0) }, { ReportFigures.residuals(report, on: &$0) }),
-        ]
-        for (name, size, _, drawSVG, drawPNG) in figures {
-            var svg = SVGDocument(width: size.0, height: size.1)
-            svg.rect(0, 0, size.0, size.1, fill: "#fff")
-            drawSVG(&svg)
-            try SurveyIO.write(svg.bytes(), to: dir + "/" + name + ".svg")
-            var image = Raster(width: Int(size.0), height: Int(size.1))
-            drawPNG(&image)
-            do { try SurveyIO.write(try PNGCodec.encode(image), to: dir + "/" + name + ".png") } catch let e as PNGError {
-                throw CommandError(message: "survey report: \(e)", code: .failure)
+        let figures = ReportFigures.figures(report)
+        for figure in figures {
+            for format in [ImageFormat.png, .svg] {
+                let bytes = try SurveyIO.render("survey report") { () throws(RenderError) in
+                    try ReportFigures.render(figure, format: format)
+                }
+                try SurveyIO.write(bytes, to: dir + "/" + figure.name + "." + format.rawValue)
             }
         }
-        try SurveyIO.write(ReportHTML.page(report, figures: figures.map { ($0.0 + ".svg", $0.2) }), to: dir + "/index.html")
-        print(report.table, terminator: "")
-        print("report written to \(dir)/index.html (figures as SVG and PNG)")
+        try SurveyIO.write(ReportHTML.page(report, figures: figures.map { ($0.name + ".svg", $0.caption) }), to: dir + "/index.html")
+        if report.hasTruth {
+            print(report.table, terminator: "")
+        } else {
+            let (median, p95) = report.predictedSigma
+            print("\(site.id): no ground truth; \(report.events) events, \(report.refused) refused")
+            for (tag, n) in report.positionsPerTag { print("  \(tag): \(n) positions") }
+            print("predicted 1-σ: median \(TextFormat.fixed(median, 3)) m, 95th percentile \(TextFormat.fixed(p95, 3)) m")
+            print("anchor   lines  rejected  blocked  innovation RMS  residual bias (m)  residual std (m)")
+            for h in report.anchors {
+                let n = Double(max(h.health.ranges, 1))
+                let res = report.residuals.first { $0.anchor == h.anchor }
+                var line = TextFormat.pad(h.anchor, 8) + TextFormat.pad(String(h.health.lines), 6, right: true)
+                line += TextFormat.pad(TextFormat.percent(Double(h.health.rejected) / n) + " %", 10, right: true)
+                line += TextFormat.pad(TextFormat.percent(Double(h.health.blocked) / n) + " %", 9, right: true)
+                line += TextFormat.pad(h.health.innovationRMS.map { TextFormat.fixed($0, 2) } ?? "-", 16, right: true)
+                line += TextFormat.pad(res.map { TextFormat.fixed($0.bias, 3) } ?? "-", 19, right: true)
+                line += TextFormat.pad(res.map { TextFormat.fixed($0.std, 3) } ?? "-", 18, right: true)
+                print(line)
+            }
+        }
+        print("report written to \(dir)/index.html (figures as PNG and SVG)")
     }
 }
