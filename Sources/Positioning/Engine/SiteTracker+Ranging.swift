@@ -141,9 +141,8 @@ extension TrackerContext {
         let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
         // Every start below would be refused for the same reason (too few observations, anchors that
         // do not span): no fix, nothing changes. Most calls before a tag's first placement end here.
+        if let need = placementAnchors, Self.rangeAnchorCount(obs, atLeast: need) < need { return }
         guard Multilateration.refusal(obs, dimensions: site.dimensions) == nil else { return }
-        if let need = placementAnchors, !obs.contains(where: { $0.kind != .range }),
-           Set(obs.lazy.map(\.anchor)).count < need { return }
         let site = site
         let solve = { (start: Vec3?) in
             try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
@@ -202,6 +201,18 @@ extension TrackerContext {
         track.rejectShare = 0
         track.rejectRun = 0
         track.updatesSinceInit = 0
+    }
+
+    /// The number of distinct anchors with a range in `obs`, or `need` when some observation is an
+    /// angle (angles place with fewer anchors: `Multilateration.refusal` decides then). Counted in a
+    /// bit mask for anchors 0–63, which a set would allocate for.
+    static func rangeAnchorCount(_ obs: [Observation], atLeast need: Int) -> Int {
+        var mask: UInt64 = 0, others = Set<Int>()
+        for o in obs {
+            guard o.kind == .range else { return need }
+            if o.anchor < 64 { mask |= 1 << UInt64(o.anchor) } else { others.insert(o.anchor) }
+        }
+        return mask.nonzeroBitCount + others.count
     }
 
     /// True when the filter's state is physically possible: inside the site (with a margin) and slower
