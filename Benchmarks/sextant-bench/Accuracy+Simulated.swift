@@ -31,9 +31,11 @@ enum SimulatedAccuracy {
     }
 
     static func simulate(_ site: Site, _ size: Size, seed: UInt64, nlos: Double = 0, outliers: Double = 0,
-                         keepEvents: Bool = false, smooth: Bool = false) -> Outcome {
-        let config = SimulationConfig(tags: size.tags, duration: size.duration, seed: seed &+ seedOffset, nlosProbability: nlos,
+                         keepEvents: Bool = false, smooth: Bool = false,
+                         heights: ClosedRange<Double>? = nil) -> Outcome {
+        var config = SimulationConfig(tags: size.tags, duration: size.duration, seed: seed &+ seedOffset, nlosProbability: nlos,
                                       outlierProbability: outliers)
+        if let heights { config.heightRange = heights }
         let sim = SimulatedRun(site: site, config: config, keepEvents: keepEvents)
         let run = EngineRun.replay(site: site, input: sim.input, smooth: smooth)
         return Outcome(sim: sim, run: run, metrics: run.evaluate(truth: sim.truth, site: site))

@@ -10,6 +10,8 @@ struct EngineRun {
     /// The RTS-smoothed estimates, when the run recorded for smoothing (see `Smoothing.swift`).
     var smoothed: [EstimateSample]?
     var linesRead = 0
+    /// Position lines whose side of the anchors' plane was undecided (with `mx`, `my`, `mz`).
+    var undecided = 0
     var rejected = 0
     var seconds = 0.0
 
@@ -32,12 +34,14 @@ struct EngineRun {
                     let end = min(all.count, offset + chunkSize)
                     pipeline.feed(UnsafeRawBufferPointer(rebasing: all[offset..<end]), output: &output)
                     parser.parse(output, into: &run.estimates)
+                    run.undecided += PositionLineParser.undecidedCount(output)
                     output.removeAll(keepingCapacity: true)
                     offset = end
                 }
             }
             pipeline.finish(output: &output)
             parser.parse(output, into: &run.estimates)
+            run.undecided += PositionLineParser.undecidedCount(output)
             parser.finish(into: &run.estimates)
         }
         run.linesRead = pipeline.linesRead
@@ -62,6 +66,15 @@ struct PositionLineParser {
     }
 
     mutating func finish(into out: inout [EstimateSample]) { splitter.finish { Self.handle($0, &out) } }
+
+    /// The number of `,mz=` fields in `bytes` (position lines with an undecided side).
+    static func undecidedCount(_ bytes: [UInt8]) -> Int {
+        let key = Array(",mz=".utf8)
+        guard bytes.count >= key.count else { return 0 }
+        var n = 0
+        for i in 0...(bytes.count - key.count) where bytes[i] == key[0] && Array(bytes[i..<i + key.count]) == key { n += 1 }
+        return n
+    }
 
     private static func handle(_ piece: SplitLine, _ out: inout [EstimateSample]) {
         guard case .line(_, let bytes) = piece,

@@ -20,6 +20,8 @@ struct PCRB {
     /// When set, the density used while a tag's latest motion hint is `stationary` (the engine's
     /// `stationaryAccelerationNoise`): a hint-aware bound, for information; nil uses `q` throughout.
     var stationaryQ: Double?
+    /// When true, the bound of a 3-D site is over x and y only (the horizontal error).
+    var horizontalOnly = false
 
     private struct Measurement { var time: Nanoseconds; var obs: Observation }
 
@@ -80,7 +82,8 @@ struct PCRB {
         }
         guard var time = measurements.first?.time else { return (0, 0) }
         var sum = 0.0, count = 0, qi = 0, ti = 0, hi = 0, still = false
-        func trace(_ m: [Double]) -> Double { (0..<d).reduce(0) { $0 + m[$1 * n + $1] } }
+        let traced = horizontalOnly ? min(d, 2) : d
+        func trace(_ m: [Double]) -> Double { (0..<traced).reduce(0) { $0 + m[$1 * n + $1] } }
         func predicted(_ b: [Double], dt: Double, d: Int) -> [Double] {
             self.predicted(b, dt: dt, d: d, q: still ? (stationaryQ ?? q) : q)
         }

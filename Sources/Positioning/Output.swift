@@ -15,6 +15,12 @@ public struct PositionEstimate: Sendable, Equatable {
     public var anchors: Int
     public var motion: MotionState
     public var time: Nanoseconds
+    /// On a 3-D site whose anchors lie in one plane, the mirror image of `position` through that plane
+    /// (site frame, metres) while the engine cannot tell on which side of the plane the tag is; nil
+    /// when the side is decided (by the site's bounds, its `tagHeightRange`, or the track's history).
+    /// The covariance then covers both points: its variance along the plane's normal includes the
+    /// squared distance of `position` from the plane, so `mirror` lies within 2 σ.
+    public var mirror: Vec3?
 
     public init(site: String, tag: String, position: Vec3, velocity: Vec3,
                 covXX: Double, covXY: Double, covYY: Double, covXZ: Double = 0, covYZ: Double = 0,
@@ -23,6 +29,7 @@ public struct PositionEstimate: Sendable, Equatable {
         self.covXX = covXX; self.covXY = covXY; self.covYY = covYY
         self.covXZ = covXZ; self.covYZ = covYZ; self.covZZ = covZZ
         self.anchors = anchors; self.motion = motion; self.time = time
+        mirror = nil
     }
 
     /// The 1-σ horizontal radius in metres: `sqrt((σx² + σy²) / 2)`, the radius of the circle with the

@@ -3,7 +3,7 @@ internal import Numerics
 
 /// Encodes engine outputs as line-protocol lines:
 ///
-///     position,site=S,tag=T x=..,y=..,z=..,vx=..,vy=..,vz=..,sigma=..,cxx=..,cxy=..,cyy=..[,cxz=..,cyz=..,czz=..],anchors=4i,motion="moving" TS
+///     position,site=S,tag=T x=..,y=..,z=..,vx=..,vy=..,vz=..,sigma=..,cxx=..,cxy=..,cyy=..[,cxz=..,cyz=..,czz=..][,mx=..,my=..,mz=..],anchors=4i,motion="moving" TS
 ///     proximity,site=S,tag=T,anchor=A distance=..[,azimuth=..] TS
 ///     removed,site=S,tag=T reason="timeout" TS
 ///     zone,site=S,tag=T,zone=Z event="enter"|"exit" TS
@@ -105,6 +105,12 @@ public enum OutputEncoder {
                 significant("cxz", p.covXZ, &w)
                 significant("cyz", p.covYZ, &w)
                 significant("czz", p.covZZ, &w)
+            }
+            // An undecided side of the anchors' plane: the other candidate (see `PositionEstimate.mirror`).
+            if let m = p.mirror, m.isFinite {
+                metres("mx", m.x, &w)
+                metres("my", m.y, &w)
+                metres("mz", m.z, &w)
             }
             w.putFieldKey("anchors")
             w.putInteger(Int64(p.anchors))

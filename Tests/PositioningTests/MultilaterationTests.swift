@@ -67,11 +67,15 @@ func rangeObservations(_ anchors: [Vec3], to p: Vec3, std: Double = 0.1, errors:
         }
     }
 
-    @Test func fourAnchorsAreNotEnoughIn3D() {
-        // Four spheres generally meet in two points: without a fifth anchor the tag could be either.
+    @Test func fourAnchorsFixAPointIn3DAndThreeDoNot() throws {
+        // Four anchors not in one plane: the linearised equations have one solution. Tolerance: exact
+        // ranges, Gauss–Newton converges to rounding.
         let anchors = [Vec3(0, 0, 0.5), Vec3(10, 0, 4), Vec3(10, 8, 0.5), Vec3(0, 8, 4)]
-        #expect(throws: MultilaterationError.tooFewObservations(have: 4, need: 5)) {
-            try Multilateration.solve(rangeObservations(anchors, to: Vec3(3, 3, 1)), dimensions: 3, height: nil)
+        let fix = try Multilateration.solve(rangeObservations(anchors, to: Vec3(3, 3, 1)), dimensions: 3, height: nil)
+        #expect((fix.position - Vec3(3, 3, 1)).norm < 1e-6)
+        #expect(throws: MultilaterationError.tooFewObservations(have: 3, need: 4)) {
+            try Multilateration.solve(rangeObservations(Array(anchors.prefix(3)), to: Vec3(3, 3, 1)), dimensions: 3,
+                                      height: nil)
         }
     }
 

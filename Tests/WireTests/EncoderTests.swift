@@ -122,6 +122,21 @@ struct EncoderTests {
         }
     }
 
+    /// An undecided side of the anchors' plane adds the image as `mx`, `my`, `mz` after the covariance;
+    /// a decided one writes the line as it was (nothing of the image). 4 decimals: half a unit.
+    @Test func anUndecidedSideWritesTheImage() throws {
+        var e = Self.estimate
+        e.covZZ = 0.3
+        let decided = try #require(OutputEncoder.encode(.position(e)))
+        #expect(!decided.contains("mz="))
+        e.mirror = Vec3(3.25, -1.5, 0.875)
+        let line = try #require(OutputEncoder.encode(.position(e)))
+        #expect(line.contains(",czz=0.3,mx=3.25,my=-1.5,mz=0.875,anchors="), "\(line)")
+        let parsed = try #require(try ParsedLine.parse(line))
+        #expect(abs((parsed.field("mz")?.doubleValue ?? .nan) - 0.875) <= 0.5e-4)
+        #expect(line.replacingOccurrences(of: ",mx=3.25,my=-1.5,mz=0.875", with: "") == decided)
+    }
+
     @Test func twoDimensionalPositionHasNoZTerms() throws {
         let parsed = try #require(try ParsedLine.parse(OutputEncoder.encode(.position(Self.estimate))!))
         #expect(parsed.field("czz") == nil && parsed.field("cxz") == nil && parsed.field("cyz") == nil)

@@ -88,9 +88,10 @@ public enum Multilateration {
         let ranges = observations.filter { $0.kind == .range }
         let anchorsWithRange = Set(ranges.map(\.anchor)).count
         let hasAngles = observations.contains { $0.kind != .range }
-        // Ranges alone: one more anchor than unknowns in 2-D; in 3-D two more, since four spheres
-        // generally meet in two points and only a fifth anchor tells which one is the tag.
-        let need = hasAngles ? d : (d == 3 ? d + 2 : d + 1)
+        // Ranges alone: one more anchor than unknowns. In 3-D, four anchors fix a point when they are
+        // not in one plane, and fix it up to its mirror image through the plane when they are; the
+        // tracker decides between the two (`AnchorPlane`), the solve returns the one it converges to.
+        let need = hasAngles ? d : d + 1
         let independent = hasAngles ? observations.count : anchorsWithRange
         guard independent >= need else { return .tooFewObservations(have: independent, need: need) }
         if !hasAngles, !spans(ranges.map(\.anchorPosition), dimensions: d) { return .degenerateGeometry }

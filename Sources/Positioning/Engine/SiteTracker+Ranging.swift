@@ -92,7 +92,7 @@ extension TrackerContext {
                    placed: Bool, learner: inout BiasLearner,
                    smoother: inout TrajectorySmoother?, health: inout AnchorHealth) -> Bool {
         for i in 0..<observations.count { update(&track, with: observations, i, health: &health) }
-        holdHeight(&track)
+        if resolveMirror(&track, time: time) { holdHeight(&track) }
         if placed { teachBiases(&track, time: time, learner: &learner) }
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
@@ -141,6 +141,7 @@ extension TrackerContext {
         let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
         // Every start below would be refused for the same reason (too few observations, anchors that
         // do not span): no fix, nothing changes. Most calls before a tag's first placement end here.
+        if let need = placementAnchors, Self.rangeAnchorCount(obs, atLeast: need) < need { return }
         guard Multilateration.refusal(obs, dimensions: site.dimensions) == nil else { return }
         let site = site
         let solve = { (start: Vec3?) in
@@ -164,7 +165,12 @@ extension TrackerContext {
             c = (1 / Double(obs.count)) * c
             starts.append(Vec3(c.x, c.y, low))
         }
-        var fixes = starts.compactMap(solve).filter { isInside($0.position) }
+        var fixes = starts.compactMap(solve)
+        if let plane = anchorPlane {
+            // Anchors in one plane: each fix's image through it fits as well, and is a candidate too.
+            fixes += fixes.compactMap { solve(plane.mirror(of: $0.position)) }
+        }
+        fixes = fixes.filter { isInside($0.position) }
         // With a height range, fixes outside it are taken only when there is no other.
         if heightRange != nil, fixes.contains(where: { isWithinHeightRange($0.position) }) {
             fixes.removeAll { !isWithinHeightRange($0.position) }
@@ -172,20 +178,41 @@ extension TrackerContext {
         // Of the fixes that fit about equally well, the lowest: a tag below a plane of ceiling anchors
         // has a mirror image above it that fits the ranges just as well, and tags are carried low.
         guard let best = fixes.map(\.normalizedRMS).min() else { return }
+        // Anchors in one plane: of a fix and its image, the one nearer the floor-to-ceiling and height
+        // ranges, then the lower.
         guard let fix = fixes.filter({ $0.normalizedRMS <= 1.1 * best + 0.05 })
-            .min(by: { $0.position.z < $1.position.z }) else { return }
+            .min(by: { a, b in
+                let va = anchorPlane == nil ? 0 : heightViolation(a.position)
+                let vb = anchorPlane == nil ? 0 : heightViolation(b.position)
+                return va != vb ? va < vb : a.position.z < b.position.z
+            }) else { return }
         var p = fix.position
         if site.dimensions == 2 { p.z = site.tagHeight ?? p.z }
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
                                  velocityStd: track.motion == .stationary ? 0.05 : config.initialVelocityStd,
                                  time: time)
-        holdHeight(&track)
+        track.mirrorUndecided = placementUndecided(track.filter!)
+        track.mirrorEvidence = 0
+        track.mirrorSideAbove = (anchorPlane?.distance(p) ?? 0) >= 0
+        if !track.mirrorUndecided { holdHeight(&track) }
         smoother?.record(tag: tag, prior: track.filter!, posterior: track.filter!, held: false, newSegment: true)
         track.nis = 1
         track.disagreement = 0
         track.rejectShare = 0
         track.rejectRun = 0
         track.updatesSinceInit = 0
+    }
+
+    /// The number of distinct anchors with a range in `obs`, or `need` when some observation is an
+    /// angle (angles place with fewer anchors: `Multilateration.refusal` decides then). Counted in a
+    /// bit mask for anchors 0–63, which a set would allocate for.
+    static func rangeAnchorCount(_ obs: [Observation], atLeast need: Int) -> Int {
+        var mask: UInt64 = 0, others = Set<Int>()
+        for o in obs {
+            guard o.kind == .range else { return need }
+            if o.anchor < 64 { mask |= 1 << UInt64(o.anchor) } else { others.insert(o.anchor) }
+        }
+        return mask.nonzeroBitCount + others.count
     }
 
     /// True when the filter's state is physically possible: inside the site (with a margin) and slower
@@ -238,7 +265,7 @@ extension TrackerContext {
             let consider = biasUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
                                            learner: learner)
             let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
-                                        filter: reported, consider: consider)
+                                        filter: reported, consider: consider, mirrorUndecided: track.mirrorUndecided)
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
             smoother?.markEmitted(tag: tag, estimate: estimate, consider: consider)
@@ -258,13 +285,16 @@ extension TrackerContext {
         let reported = f.reported()
         return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors, filter: reported,
                             consider: biasUncertainty(anchors: track.anchors, at: reported.position,
-                                                      time: reported.time, learner: learner))
+                                                      time: reported.time, learner: learner),
+                            mirrorUndecided: track.mirrorUndecided)
     }
 
     /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
-    /// `consider` is what the learned biases' errors add (`biasUncertainty`), nil for nothing.
+    /// `consider` is what the learned biases' errors add (`biasUncertainty`), nil for nothing;
+    /// `mirrorUndecided` adds the image through the anchors' plane (`addMirror`).
     func makeEstimate(tag: String, nis: Double, motion: MotionState, anchors: [AnchorState],
-                      filter f: TagFilter.Reported, consider: InlineArray<9, Double>?) -> PositionEstimate {
+                      filter f: TagFilter.Reported, consider: InlineArray<9, Double>?,
+                      mirrorUndecided: Bool) -> PositionEstimate {
         let since = f.time - anchorWindow
         let three = site.dimensions == 3
         // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
@@ -278,6 +308,7 @@ extension TrackerContext {
             anchors: TagTrack.anchorsHeard(anchors, since: since), motion: motion, time: f.time)
         // Plus what the errors of the applied learned biases add, which averaging does not remove.
         if let consider { estimate.addConsider(consider, dimensions: site.dimensions) }
+        if mirrorUndecided { addMirror(to: &estimate) }
         return estimate
     }
 }

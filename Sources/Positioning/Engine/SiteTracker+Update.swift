@@ -41,8 +41,8 @@ extension TrackerContext {
         var residual = inn.residual
         var nlosVariance = 0.0, excessVariance = 0.0
         // The pair's running excess before this range (it is taught the range below).
-        let excess = kind == .range ? Double(track.anchors[anchor].excess) : 0
-        if kind == .range {
+        let excess = kind == .range && nlosIdentifiable ? Double(track.anchors[anchor].excess) : 0
+        if kind == .range && nlosIdentifiable {
             let c = track.anchors[anchor].nlos.observe(inn.residual, variance: inn.variance * max(1, track.nis),
                                                  interval: track.pairInterval, parameters: nlosParameters)
             residual -= c.shift

@@ -228,6 +228,18 @@ final class TrackerContext: Sendable {
     let insideLow: Vec3, insideHigh: Vec3
     /// The site's `tagHeightRange` on a 3-D site (see `holdHeight`), else nil.
     let heightRange: ClosedRange<Double>?
+    /// The plane of the anchors of a 3-D site whose anchors lie in one (see `AnchorPlane`), else nil.
+    let anchorPlane: AnchorPlane?
+    /// False on a 3-D site with four anchors or fewer: four ranges fix three coordinates with one to
+    /// spare, and one spare range can show that some range is wrong but not which. There, a range
+    /// longer than predicted is not taken for a blocked path (`PairNLOS`, the running excess): doing so
+    /// lets the filter drop any one anchor and sit on the point the other three fit, metres off.
+    let nlosIdentifiable: Bool
+    /// The anchors a placement from ranges alone needs beyond what multilateration needs, or nil: on a
+    /// 3-D site with more than four anchors not in one plane, five (two spheres more than unknowns),
+    /// since four of many anchors at different heights can meet in a second point the others would
+    /// have ruled out. Four-anchor sites and sites whose anchors lie in one plane place from four.
+    let placementAnchors: Int?
 
     init(site: Site, config: EngineConfig) {
         self.site = site
@@ -252,6 +264,9 @@ final class TrackerContext: Sendable {
         insideHigh = Vec3(b.max.x + mx, b.max.y + my, b.max.z + 0.5)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
         heightRange = site.dimensions == 3 ? site.tagHeightRange : nil
+        anchorPlane = site.dimensions == 3 ? AnchorPlane(points: site.anchors.map(\.position)) : nil
+        nlosIdentifiable = site.dimensions != 3 || site.anchors.count > 4
+        placementAnchors = site.dimensions == 3 && site.anchors.count > 4 && anchorPlane == nil ? 5 : nil
     }
 
     /// True when anchor `a` ranges with `technology` (its technologies contain it), from a bit mask

@@ -153,6 +153,29 @@ public struct TagFilter: Sendable {
         for k in 0..<dimensions { p[(k + 3) * 6 + k + 3] = velocityStd * velocityStd }
     }
 
+    /// Moves the state to its mirror image through the plane of unit normal `n` at `origin` (site
+    /// frame): position reflected, velocity reflected, covariance `R P Rᵀ` with `R = I − 2nnᵀ` on the
+    /// position and velocity blocks. The image fits every range from anchors in that plane as well as
+    /// the state did.
+    mutating func reflect(normal n: Vec3, origin: Vec3) {
+        let s = n.dot(position - origin), vn = n.dot(velocity)
+        for k in 0..<3 {
+            x[k] -= 2 * s * n[k]
+            x[k + 3] -= 2 * vn * n[k]
+        }
+        // R = blockdiag(H, H), H = I − 2nnᵀ (symmetric): P ← R P R.
+        var r = InlineArray<36, Double>(repeating: 0)
+        for b in 0..<2 {
+            for i in 0..<3 {
+                for j in 0..<3 { r[(3 * b + i) * 6 + 3 * b + j] = (i == j ? 1 : 0) - 2 * n[i] * n[j] }
+            }
+        }
+        var rp = InlineArray<36, Double>(repeating: 0)
+        for i in 0..<6 { for j in 0..<6 { var a = 0.0; for k in 0..<6 { a += r[i * 6 + k] * p[k * 6 + j] }; rp[i * 6 + j] = a } }
+        for i in 0..<6 { for j in 0..<6 { var a = 0.0; for k in 0..<6 { a += rp[i * 6 + k] * r[k * 6 + j] }; p[i * 6 + j] = a } }
+        clampVariances()
+    }
+
     /// Adds variance to the velocity (m/s)², for example when a tag starts moving.
     public mutating func inflateVelocity(by variance: Double) {
         for k in 0..<dimensions { p[(k + 3) * 6 + k + 3] += variance }

@@ -45,6 +45,18 @@ struct TagTrack: Sendable {
     /// Per zone of the site (same order), whether the tag is inside it (with hysteresis); empty until
     /// the first position.
     var zonesInside: [ZoneMembership] = []
+    /// On a site whose anchors lie in one plane: true while the filter's mirror image through that
+    /// plane is as possible as the filter itself (see `SiteTracker+Mirror.swift`).
+    var mirrorUndecided = false
+    /// While undecided: the log-likelihood ratio of the filter's side over its image's, summed over
+    /// the checks since the tag last came near the plane (anchors nearly, not exactly, in one plane
+    /// fit a point and its image differently).
+    var mirrorEvidence = 0.0
+    /// Lines until the next check of `mirrorEvidence`.
+    var mirrorCheckDue = 0
+    /// Which side of the anchors' plane the filter was on after the previous line (above: along the
+    /// plane's normal).
+    var mirrorSideAbove = false
 
     init(anchorCount: Int, time: Nanoseconds, config: EngineConfig = EngineConfig()) {
         anchors = Array(repeating: AnchorState(config: config), count: anchorCount)
