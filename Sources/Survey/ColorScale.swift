@@ -9,14 +9,6 @@ public struct RGB: Sendable, Equatable, Hashable {
     public var r: UInt8, g: UInt8, b: UInt8
     public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) { self.r = r; self.g = g; self.b = b }
 
-    /// `#rrggbb`, for SVG.
-    public var hex: String {
-        let digits = Array("0123456789abcdef")
-        var s = "#"
-        for v in [r, g, b] { s.append(digits[Int(v >> 4)]); s.append(digits[Int(v & 15)]) }
-        return s
-    }
-
     public static let white = RGB(255, 255, 255)
     public static let black = RGB(0, 0, 0)
 }

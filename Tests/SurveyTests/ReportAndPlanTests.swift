@@ -7,9 +7,11 @@ import Positioning
 struct ReportAndPlanTests {
     static let site = Site.demoWarehouse
     static let run = Simulator(site: site, config: SimulationConfig(tags: 2, duration: 20, seed: 4)).run()
+    static let withTruth = AccuracyReport(site: site, events: run.0, truth: run.1)
+    static let withoutTruth = AccuracyReport(site: site, events: run.0)
 
     @Test func reportEvaluatesAndDraws() throws {
-        let report = AccuracyReport(site: Self.site, events: Self.run.0, truth: Self.run.1)
+        let report = Self.withTruth
         let m = try #require(report.metrics)
         #expect(report.hasTruth && m.count > 100 && m.rmse < 0.5)
         #expect(!report.errors.isEmpty && report.residuals.count == 12)   // 11 anchors, D1 with both technologies
@@ -20,7 +22,7 @@ struct ReportAndPlanTests {
     }
 
     @Test func reportWithoutTruth() throws {
-        let report = AccuracyReport(site: Self.site, events: Self.run.0)
+        let report = Self.withoutTruth
         #expect(!report.hasTruth && report.metrics == nil && report.errors.isEmpty)
         // Predicted accuracy: one σ per position, all finite and of the site's scale (the engine's
         // σ here is centimetres to decimetres; 1 m would mean it was not read from the covariance).
@@ -41,8 +43,7 @@ struct ReportAndPlanTests {
     }
 
     @Test func everyReportFigureRendersAtItsSizeWithUnitsAndFreeLabels() throws {
-        for report in [AccuracyReport(site: Self.site, events: Self.run.0, truth: Self.run.1),
-                       AccuracyReport(site: Self.site, events: Self.run.0)] {
+        for report in [Self.withTruth, Self.withoutTruth] {
             for f in ReportFigures.figures(report) {
                 let png = try #require(DecodedPNG(try ReportFigures.render(f, format: .png)), "\(f.name)")
                 #expect(png.width == Int(f.size.0.rounded(.up)) && png.height == Int(f.size.1.rounded(.up)), "\(f.name)")
