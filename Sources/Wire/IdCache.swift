@@ -1,12 +1,28 @@
 /// Makes the Strings of ids (tag values: site, anchor, tag) from the bytes of a line.
+///
+/// An id holding a control byte (`hasControlByte`) is refused as `control_character`; `name` (`site`,
+/// `anchor`, `tag`) is for the message. A String found again by its bytes was checked when it was made.
 protocol IdStrings {
-    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String
+    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer, name: StaticString)
+        throws(RejectReason) -> String
+}
+
+extension UnsafeRawBufferPointer {
+    /// The id in `span` as a String (`string(_:)`), refused when it holds a control byte.
+    @inline(__always)
+    func checkedId(_ span: ByteSpan, name: StaticString) throws(RejectReason) -> String {
+        if hasControlByte(span) { throw .controlCharacter(name: "\(name)", value: string(span)) }
+        return string(span)
+    }
 }
 
 /// Every id made anew (the decoder's stateless entry points).
 struct FreshIds: IdStrings {
     @inline(__always)
-    func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String { bytes.string(span) }
+    func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer, name: StaticString)
+        throws(RejectReason) -> String {
+        try bytes.checkedId(span, name: name)
+    }
 }
 
 /// The Strings of recently decoded ids, found again by their bytes: a stream names the same sites,
@@ -41,14 +57,15 @@ public struct IdCache: Sendable {
 
 extension IdCache: IdStrings {
     @inline(__always)
-    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String {
+    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer, name: StaticString)
+        throws(RejectReason) -> String {
         let n = span.count
-        guard span.escape == .none, n <= 8, !entries.isEmpty else { return bytes.string(span) }
+        guard span.escape == .none, n <= 8, !entries.isEmpty else { return try bytes.checkedId(span, name: name) }
         let word = bytes.word(span)
         // Fibonacci hashing of the word and length: the top bits of the product pick the slot.
         let slot = Int(truncatingIfNeeded: ((word ^ UInt64(n)) &* 0x9E37_79B9_7F4A_7C15) >> (64 - UInt64(Self.bits)))
         if entries[slot].word == word, entries[slot].length == n { return entries[slot].string }
-        let made = bytes.string(span)
+        let made = try bytes.checkedId(span, name: name)
         entries[slot] = Entry(word: word, length: n, string: made)
         return made
     }

@@ -49,6 +49,10 @@ if getenv("OPENBLAS_NUM_THREADS") == nil {
 let args = Array(CommandLine.arguments.dropFirst())
 guard let first = args.first, first != "--help", first != "-h", first != "help" else {
     print(usage)
+    do { try StandardOutput.finish(command: "help") } catch {
+        printError((error as? CommandError)?.message ?? "\(error)")
+        exit(ExitCode.ioError.rawValue)
+    }
     exit(args.isEmpty ? ExitCode.usage.rawValue : 0)
 }
 guard let command = subcommands.first(where: { $0.name == first }) else {
@@ -57,6 +61,7 @@ guard let command = subcommands.first(where: { $0.name == first }) else {
 }
 do {
     try command.run(Array(args.dropFirst()))
+    try StandardOutput.finish(command: command.name)
 } catch let e as CommandError {
     printError(e.message)
     exit(e.code.rawValue)
