@@ -49,9 +49,9 @@ extension IngestDecoder {
         @inline(__always) func span(_ start: Int32, _ end: Int32) -> ByteSpan {
             ByteSpan(start: Int(start), end: Int(end), escape: .none)
         }
-        let site = try ids.string(span(r.site_start, r.site_end), in: b, name: "site")
-        let anchor = try ids.string(span(r.anchor_start, r.anchor_end), in: b, name: "anchor")
-        let tag = try ids.string(span(r.tag_start, r.tag_end), in: b, name: "tag")
+        let site = try IngestFields.id(span(r.site_start, r.site_end), "site", b, &ids)
+        let anchor = try IngestFields.id(span(r.anchor_start, r.anchor_end), "anchor", b, &ids)
+        let tag = try IngestFields.id(span(r.tag_start, r.tag_end), "tag", b, &ids)
         let technology = try Self.technology(r.tech_end == 0 ? nil : span(r.tech_start, r.tech_end), in: b)
         let std: Double? = r.has_std != 0 ? r.std : nil
         try checkRange(r.distance, std: std)

@@ -129,7 +129,7 @@ public struct IngestDecoder: Sendable {
             body(.removed(site: site, anchor: anchor, tag: tag, reason: reason, time: try time()))
         } else if name == NameWord.session | 7 << 56 {
             let site = try f.requiredTag(f.site, "site", &ids), anchor = try f.requiredTag(f.anchor, "anchor", &ids)
-            let tag = try f.tag.map { span throws(RejectReason) in try ids.string(span, in: b, name: "tag") }
+            let tag = try f.tag.map { span throws(RejectReason) in try IngestFields.id(span, "tag", b, &ids) }
             let state: SessionState = try f.enumField(f.state, "state")
             body(.session(site: site, anchor: anchor, tag: tag, state: state, time: try time()))
         } else {
@@ -187,7 +187,21 @@ struct IngestFields: LineVisitor {
     func requiredTag<Ids: IdStrings>(_ span: ByteSpan?, _ name: StaticString, _ ids: inout Ids)
         throws(RejectReason) -> String {
         guard let span else { throw .missingTag("\(name)") }
-        return try ids.string(span, in: bytes, name: name)
+        return try Self.id(span, name, bytes, &ids)
+    }
+
+    /// The id in `span` through `ids`; refused as `control_character` when it holds a control byte.
+    @inline(__always)
+    static func id<Ids: IdStrings>(_ span: ByteSpan, _ name: StaticString, _ bytes: UnsafeRawBufferPointer,
+                                   _ ids: inout Ids) throws(RejectReason) -> String {
+        guard let s = ids.string(span, in: bytes) else { throw controlCharacter(span, name, bytes) }
+        return s
+    }
+
+    /// The refusal of an id with a control byte, out of the hot path.
+    @inline(never)
+    static func controlCharacter(_ span: ByteSpan, _ name: StaticString, _ bytes: UnsafeRawBufferPointer) -> RejectReason {
+        .controlCharacter(name: "\(name)", value: bytes.string(span))
     }
 
     /// A numeric field as a finite Double, or nil when absent.

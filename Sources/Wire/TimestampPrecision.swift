@@ -25,6 +25,12 @@ public enum TimestampPrecision: String, Sendable, CaseIterable {
     @inline(__always)
     func nanoseconds(_ timestamp: Int64) throws(RejectReason) -> Nanoseconds {
         if self == .ns { return timestamp }
+        return try scaled(timestamp)
+    }
+
+    /// `nanoseconds` for a unit other than `ns`, out of the hot path.
+    @inline(never)
+    func scaled(_ timestamp: Int64) throws(RejectReason) -> Nanoseconds {
         let (t, overflow) = timestamp.multipliedReportingOverflow(by: nanosecondsPerUnit)
         if overflow { throw .timestampOutOfRange(timestamp, precision: self) }
         return t

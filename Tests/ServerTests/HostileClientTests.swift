@@ -139,10 +139,13 @@ private func waitForLine(_ log: LogLines, _ text: String, timeout: Double = 5) -
         let t = try TestService { $0.timestampPrecision = .s }
         defer { t.stop() }
         let g = try t.gateway()
-        let seconds = ServiceClock.wallNow() / 1_000_000_000
-        try g.writeAll(Array("ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 \(seconds)\n".utf8))
-        let s = t.waitFor { $0.linesIn >= 1 }
-        #expect(s.eventsApplied == 1 && s.rejectedTotal == 0)
+        let now = ServiceClock.wallNow()
+        var text = "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 \(now / 1_000_000_000)\n"   // taken
+        text += "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 \(now)\n"   // nanoseconds: too large in s
+        try g.writeAll(Array(text.utf8))
+        let s = t.waitFor { $0.linesIn >= 2 }
+        #expect(s.eventsApplied == 1)
+        #expect(s.rejected["timestamp_out_of_range"] == 1)
     }
 
     /// At SIGTERM with the disk still full, 1,300 dropped rows showed only on an info line.
