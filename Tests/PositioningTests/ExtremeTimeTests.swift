@@ -78,3 +78,29 @@ import Numerics
         #expect(Nanoseconds(3_000_000_000).seconds(since: 1_000_000_000) == 2)
     }
 }
+
+/// `sextant evaluate` reads times from files: truth and positions at the ends of `Int64`.
+@Suite struct ExtremeEvaluationTimeTests {
+    @Test("evaluation of truth and estimates stamped at the ends of Int64")
+    func evaluationDoesNotTrap() throws {
+        let times: [Nanoseconds] = [.min, .min + 1, -7_500_000_000_000_000_000, 0, 1_700_000_000_000_000_000, .max - 1, .max]
+        let truth = times.map { TruthSample(site: "s", tag: "T", time: $0, position: Vec3(1, 2, 0)) }
+        let estimates = times.map { EstimateSample(site: "s", tag: "T", time: $0, position: Vec3(1, 2.5, 0)) }
+        let m = try #require(Evaluation(truth: truth, estimates: estimates,
+                                        options: Evaluation.Options(warmup: 0)).site("s"))
+        // Every estimate sits on a truth sample's time: all are interpolated, 0.5 m off.
+        #expect(m.count == times.count)
+        #expect(abs(m.max - 0.5) < 1e-12 && abs(m.median - 0.5) < 1e-12)   // 0.5 exactly, up to rounding
+        let late = try #require(Evaluation(truth: truth, estimates: estimates,
+                                           options: Evaluation.Options(warmup: 1e300)).site("s"))
+        // The warm-up runs from the first estimate (Int64.min) for "for ever", saturated: Int64.min + Int64.max
+        // is -1, so the four estimates from 0 on are evaluated.
+        #expect(late.count == 4)
+        // Two truth samples 2^64 - 1 ns apart: the gap saturates and is beyond any maxGap.
+        let wide = [TruthSample(site: "s", tag: "T", time: .min, position: Vec3(0, 0, 0)),
+                    TruthSample(site: "s", tag: "T", time: .max, position: Vec3(1, 0, 0))]
+        let between = try #require(Evaluation(truth: wide, estimates: [EstimateSample(site: "s", tag: "T", time: 0, position: Vec3(0, 0, 0))],
+                                              options: Evaluation.Options(warmup: 0)).site("s"))
+        #expect(between.count == 0 && between.skipped == 1)
+    }
+}
