@@ -36,9 +36,10 @@ extension ServiceLoop {
             let peer = Syscall.peerName(fd)
             let address = Self.address(of: peer)
             if let wait = authBackoff.remaining("\(port.rawValue) \(address)", now: ServiceClock.monotonicNow()) {
+                let socket = Socket(fd: fd)
                 let seconds = (wait + 999_999_999) / 1_000_000_000
                 _ = try? Syscall.send(fd, Array("# error: too many failed authentications from \(address); retry in \(seconds) s\n".utf8)[...])
-                Syscall.close(fd)
+                socket.close()
                 authBackoffRefused += 1
                 logRefusal(port: port, peer: peer, reason: "authentication back-off (\(seconds) s)")
                 continue
