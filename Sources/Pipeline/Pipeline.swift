@@ -9,7 +9,7 @@ public import Wire
 public struct Pipeline: Sendable {
     public private(set) var engine: Engine
     private var splitter: LineSplitter
-    private let decoder = IngestDecoder()
+    private var decoder = IngestDecoder()
     /// The Strings of the ids `feed` has decoded recently.
     private var ids = IdCache()
     public let timestamps: TimestampPolicy
@@ -32,8 +32,10 @@ public struct Pipeline: Sendable {
     ///   - sites: the site maps.
     ///   - config: engine tuning.
     ///   - timestamps: `.requireTimestamp` for replay.
+    ///   - precision: the unit of the lines' timestamps (`feed`; `process` takes its own).
     public init(sites: [Site], config: EngineConfig = EngineConfig(), timestamps: TimestampPolicy = .requireTimestamp,
-                maxLineLength: Int = 65536) {
+                maxLineLength: Int = 65536, precision: TimestampPrecision = .ns) {
+        decoder.precision = precision
         engine = Engine(sites: sites, config: config)
         engineConfig = config
         splitter = LineSplitter(maxLineLength: maxLineLength)
@@ -44,6 +46,7 @@ public struct Pipeline: Sendable {
     /// (a gateway's token does not cover the line's site), `rate_limited` (a connection over its
     /// lines-per-second limit) and `clock_skew` (a timestamp outside the `TimestampWindow`).
     public static let rejectionKeys = EngineRejection.allKeys + ["site_not_allowed", "rate_limited", "clock_skew"]
+        + PlausibleTimestamps.keys
 
     /// Lines read so far (including comments, blank and rejected lines).
     public var linesRead: Int { splitter.lineCount }
@@ -121,6 +124,9 @@ public struct Pipeline: Sendable {
     ///     token restricted to its sites).
     ///   - window: when set, events stamped outside it are refused as `clock_skew` before the engine
     ///     sees them (the live service: its receive time and limits; the caller reads the clock).
+    ///   - precision: the unit of the line's timestamp (nil: the pipeline's).
+    ///   - plausible: when set, events stamped outside it are refused first, with the unit their
+    ///     timestamp looks like (`PlausibleTimestamps`).
     ///   - emit: receives each output, in order.
     ///   - applied: receives the event once the engine has applied it (not called for a blank or
     ///     comment line, nor for a rejected one).
@@ -128,6 +134,7 @@ public struct Pipeline: Sendable {
     @discardableResult
     public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
                                  allowedSites: Set<String>? = nil, window: TimestampWindow? = nil,
+                                 precision: TimestampPrecision? = nil, plausible: PlausibleTimestamps? = nil,
                                  emit: (Output) -> Void,
                                  applied: (Event) -> Void = { _ in }) -> LineRejection? {
         switch piece {
@@ -137,7 +144,9 @@ public struct Pipeline: Sendable {
         case .line(let number, let bytes):
             var ids = takeIds()
             defer { self.ids = ids }
-            let decoder = self.decoder   // a copy: the closure below mutates self
+            var decoder = self.decoder   // a copy: the closure below mutates self
+            if let precision { decoder.precision = precision }
+            let unit = decoder.precision
             var refused: LineRejection?
             do throws(Rejection) {
                 try decoder.decode(bytes, lineNumber: number, timestamps: timestamps, ids: &ids) { event in
@@ -145,6 +154,10 @@ public struct Pipeline: Sendable {
                         refused = reject(LineRejection(
                             line: number, key: "site_not_allowed",
                             message: "line \(number): this connection's token may not write site '\(event.site)'"))
+                        return
+                    }
+                    if let plausible, !plausible.contains(event.time) {
+                        refused = reject(plausible.rejection(line: number, time: event.time, precision: unit))
                         return
                     }
                     if let window, !window.contains(event.time) {

@@ -69,6 +69,11 @@ public struct Anchor: Sendable, Equatable {
         self.rangeBias = rangeBias; self.rangeStd = rangeStd
     }
 
+    /// The 1-σ of a range a line (`std`) or a site file (`rangeStd`) may give, metres: 0.1 mm to 1 km.
+    /// Below, a tag's ranges would outweigh everything else (1e-300 kept it from ever being placed);
+    /// above, a range says nothing.
+    public static let rangeStdLimits: ClosedRange<Double> = 1e-4...1e3
+
     /// The 1-σ of a range, metres, as the engine weighs it: the larger of the line's `std` and the
     /// anchor's calibrated `rangeStd`, either alone when the other is missing, else the technology's
     /// default. Static, so that a caller holding `site.anchors[a]` passes the field without a copy.

@@ -40,6 +40,8 @@ public struct SiteError: Error, CustomStringConvertible, Equatable, Sendable {
         case tooFewPoints(found: Int)
         /// A lower limit above its upper limit, e.g. `bounds.min[0]` above `bounds.max[0]`.
         case greaterThan(value: Double, other: String, otherValue: Double)
+        /// An id or name holds a control character (NUL, tab, CR, LF, ESC, DEL…).
+        case controlCharacter
     }
 
     /// Name of the source the bytes came from, usually a file path.
@@ -87,6 +89,7 @@ public struct SiteError: Error, CustomStringConvertible, Equatable, Sendable {
         case .tooFewPoints(let found): "must have at least 3 points, found \(found)"
         case .greaterThan(let value, let other, let otherValue):
             "is \(SiteJSONNumber.format(value)), greater than '\(other)' (\(SiteJSONNumber.format(otherValue)))"
+        case .controlCharacter: "holds a control character (NUL, tab, CR, LF, ESC, DEL…), which ids and names may not"
         }
     }
 }

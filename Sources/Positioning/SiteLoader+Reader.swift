@@ -90,6 +90,34 @@ struct SiteReader {
         return s
     }
 
+    /// A string without control characters (an id or a name, `SiteLimits.hasControlCharacter`).
+    func text(_ key: String) throws(SiteError) -> String? {
+        guard let s = try string(key) else { return nil }
+        guard !SiteLimits.hasControlCharacter(s) else { throw error(key, .controlCharacter) }
+        return s
+    }
+
+    /// A required, non-empty id without control characters.
+    func requiredID(_ key: String) throws(SiteError) -> String {
+        let s = try requiredString(key)
+        guard !SiteLimits.hasControlCharacter(s) else { throw error(key, .controlCharacter) }
+        return s
+    }
+
+    /// A coordinate (metres): a finite number of magnitude at most `SiteLimits.maxCoordinate`.
+    func coordinate(_ any: Any, at key: String) throws(SiteError) -> Double {
+        let v = try number(any, at: key)
+        guard abs(v) <= SiteLimits.maxCoordinate else {
+            throw error(key, .outOfRange(value: v, range: "within ±\(SiteJSONNumber.format(SiteLimits.maxCoordinate)) metres"))
+        }
+        return v
+    }
+
+    func coordinate(_ key: String) throws(SiteError) -> Double? {
+        guard let v = value(key) else { return nil }
+        return try coordinate(v, at: key)
+    }
+
     func array(_ key: String) throws(SiteError) -> [Any]? {
         guard let v = value(key) else { return nil }
         guard let a = v as? [Any] else {
@@ -117,14 +145,14 @@ struct SiteReader {
         SiteReader(object: object, source: source, item: item, prefix: "")
     }
 
-    /// An array of exactly `count` finite numbers, at `key` or (with `any`) at an element path.
+    /// An array of exactly `count` coordinates (`coordinate`), at `key` or (with `any`) at an element path.
     func numbers(_ any: Any, at key: String, count: Int) throws(SiteError) -> [Double] {
         guard let a = any as? [Any] else {
             throw error(key, .wrongType(expected: "an array of \(count) numbers", found: SiteJSONNumber.describe(any)))
         }
         guard a.count == count else { throw error(key, .wrongCount(expected: count, found: a.count, of: "numbers")) }
         var out: [Double] = []
-        for (i, element) in a.enumerated() { out.append(try number(element, at: "\(key)[\(i)]")) }
+        for (i, element) in a.enumerated() { out.append(try coordinate(element, at: "\(key)[\(i)]")) }
         return out
     }
 

@@ -26,13 +26,13 @@ extension Site {
         }
         let r = SiteReader(object: root, source: source, item: nil, prefix: "")
 
-        let id = try r.requiredString("id")
-        let name = try r.string("name") ?? id
+        let id = try r.requiredID("id")
+        let name = try r.text("name") ?? id
         let dimensions = try r.requiredNumber("dimensions")
         guard dimensions == 2 || dimensions == 3 else {
             throw r.error("dimensions", .notAllowed(found: SiteJSONNumber.format(dimensions), allowed: "2 or 3"))
         }
-        let tagHeight = try r.number("tagHeight")
+        let tagHeight = try r.coordinate("tagHeight")
         if dimensions == 2, tagHeight == nil { throw r.error("tagHeight", .requiredWhen2D) }
         let bounds = try Self.readBounds(r)
         let tagHeightRange = try Self.readTagHeightRange(r, dimensions: Int(dimensions), bounds: bounds)
@@ -106,7 +106,7 @@ extension Site {
 
     /// Reads one anchor; `element` reports under `anchors[i].` until the id is known.
     private static func readAnchor(_ element: SiteReader) throws(SiteError) -> Anchor {
-        let id = try element.requiredString("id")
+        let id = try element.requiredID("id")
         let r = element.within(.anchor(id))
         let position = try r.requiredVector3("position")
 
@@ -141,8 +141,14 @@ extension Site {
             fieldOfView = SiteFileAngle.radians(fromDegrees: fov)
         }
         let rangeBias = try r.number("rangeBias") ?? 0
+        guard abs(rangeBias) <= SiteLimits.maxRangeBias else {
+            throw r.error("rangeBias", .outOfRange(value: rangeBias,
+                                                   range: "within ±\(SiteJSONNumber.format(SiteLimits.maxRangeBias)) metres"))
+        }
         let rangeStd = try r.number("rangeStd")
-        if let std = rangeStd, std <= 0 { throw r.error("rangeStd", .outOfRange(value: std, range: "> 0 metres")) }
+        if let std = rangeStd, !Anchor.rangeStdLimits.contains(std) {
+            throw r.error("rangeStd", .outOfRange(value: std, range: "between 0.0001 and 1000 metres"))
+        }
 
         return Anchor(id: id, position: position, technologies: technologies, orientation: orientation,
                       fieldOfView: fieldOfView, rangeBias: rangeBias, rangeStd: rangeStd)
@@ -150,9 +156,9 @@ extension Site {
 
     /// Reads one zone; `element` reports under `zones[i].` until the id is known.
     private static func readZone(_ element: SiteReader) throws(SiteError) -> Zone {
-        let id = try element.requiredString("id")
+        let id = try element.requiredID("id")
         let r = element.within(.zone(id))
-        let name = try r.string("name") ?? id
+        let name = try r.text("name") ?? id
         guard let points = try r.array("polygon") else { throw r.error("polygon", .missing) }
         guard points.count >= 3 else { throw r.error("polygon", .tooFewPoints(found: points.count)) }
         var polygon: [(Double, Double)] = []
@@ -160,7 +166,7 @@ extension Site {
             let xy = try r.numbers(point, at: "polygon[\(i)]", count: 2)
             polygon.append((xy[0], xy[1]))
         }
-        let minZ = try r.number("minZ"), maxZ = try r.number("maxZ")
+        let minZ = try r.coordinate("minZ"), maxZ = try r.coordinate("maxZ")
         if let lo = minZ, let hi = maxZ, lo > hi {
             throw r.error("minZ", .greaterThan(value: lo, other: "maxZ", otherValue: hi))
         }

@@ -29,6 +29,10 @@ final class IngestSession {
     /// Until the gateway has sent its `auth` line: the monotonic deadline for it (nil: authenticated,
     /// or the port needs no authentication).
     var authDeadline: Int64?
+    /// The unit of this connection's timestamps: `timestampPrecision`, or what its `#precision` line set.
+    var precision: TimestampPrecision
+    /// When bytes last arrived on the connection, monotonic nanoseconds (`ingestIdleTimeout`).
+    var lastActivity: Int64
     /// True once a `clock_skew` rejection on this connection has been logged (logged once per connection).
     var clockSkewLogged = false
     /// Set when the connection is to be closed at the end of the current chunk (failed authentication).
@@ -39,8 +43,10 @@ final class IngestSession {
     private var lineRefill: Int64
 
     init(id: UInt64, socket: Socket, peer: String, maxLineLength: Int, repliesPerSecond: Double,
-         replyBuffer: Int, linesPerSecond: Double = 0, authDeadline: Int64? = nil, now: Int64) {
+         replyBuffer: Int, linesPerSecond: Double = 0, authDeadline: Int64? = nil,
+         precision: TimestampPrecision = .ns, now: Int64) {
         self.id = id; self.socket = socket; self.peer = peer
+        self.precision = precision
         self.authDeadline = authDeadline
         lineRate = linesPerSecond
         lineTokens = max(linesPerSecond, 1)
@@ -49,6 +55,7 @@ final class IngestSession {
         rate = repliesPerSecond
         tokens = repliesPerSecond
         lastRefill = now
+        lastActivity = now
         replyLimit = replyBuffer
     }
 

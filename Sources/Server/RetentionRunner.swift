@@ -1,5 +1,6 @@
 import Foundation
 public import Store
+import Positioning
 
 /// Applies a retention policy to the live service's history every `interval` seconds, on a thread
 /// of its own through the store's connection (never the event loop), in transactions of at most
@@ -78,7 +79,7 @@ public final class RetentionRunner: @unchecked Sendable {
             do {
                 let r = try store.applyRetention(policy, now: now, batchSize: batchSize, thinnedBefore: thinnedBefore,
                                                  isCancelled: { [self] in condition.withLock { stopping } })
-                thinnedBefore = now - policy.fullRate
+                thinnedBefore = now.saturatingSubtract(policy.fullRate)
                 record(r)
             } catch {
                 logger.warning("retention failed", ["error": "\(error)"])

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 extension ServiceConfig {
     /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for
@@ -10,7 +11,7 @@ extension ServiceConfig {
                                   "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
                                   "maxConnectionsPerAddress", "maxTagsPerSite", "maxClockAhead", "maxClockBehind",
                                   "maxSubscriptionLength",
-                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout",
+                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout", "ingestIdleTimeout", "timestampPrecision",
                                   "retentionFullDays", "retentionKeepDays", "retentionInterval"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
@@ -100,6 +101,13 @@ extension ServiceConfig {
         if let v = try integer("maxSubscriptionLength", 0...Int.max) { maxSubscriptionLength = v }
         if let v = try integer("maxSubscriptionItems", 0...Int.max) { maxSubscriptionItems = v }
         if let v = try number("authTimeout") { authTimeout = v }
+        if let v = try number("ingestIdleTimeout") { ingestIdleTimeout = v }
+        if let v = try string("timestampPrecision") {
+            guard let p = TimestampPrecision(rawValue: v) else {
+                throw ConfigError(key: "timestampPrecision", message: "must be \(TimestampPrecision.names), not \"\(v)\"")
+            }
+            timestampPrecision = p
+        }
         if let v = object["ingestTokens"] { ingestTokens = try Self.tokens(v, key: "ingestTokens") }
         if let v = object["feedTokens"] { feedTokens = try Self.tokens(v, key: "feedTokens") }
         if let v = try number("retentionFullDays") { retentionFullDays = v }

@@ -1,6 +1,7 @@
 public import Positioning
 public import Store
 public import Pipeline
+public import Wire
 
 /// What a feed client's full queue does with the next line.
 public enum OverflowPolicy: String, Sendable, Equatable, CaseIterable {
@@ -12,7 +13,9 @@ public enum OverflowPolicy: String, Sendable, Equatable, CaseIterable {
 
 /// The settings of `sextant serve`. Every field has a documented default; times in seconds.
 public struct ServiceConfig: Sendable, Equatable {
-    /// IPv4 address the listeners bind to. Default `127.0.0.1`: loopback only; `0.0.0.0` for every interface.
+    /// IPv4 or IPv6 address the listeners bind to. Default `127.0.0.1`: loopback only (`::1` for IPv6
+    /// loopback); `0.0.0.0` for every IPv4 interface, `::` for every interface. IPv6 may be written
+    /// in brackets (`[::1]`).
     public var bindAddress = "127.0.0.1"
     /// TCP port gateways send ingest lines to (default 7400; 0: any free port).
     public var ingestPort: UInt16 = 7400
@@ -100,6 +103,13 @@ public struct ServiceConfig: Sendable, Equatable {
     public var feedTokens = AccessList()
     /// How long a connection may take to send its `auth` line before it is closed (default 5 s).
     public var authTimeout: Double = 5
+    /// The unit of ingest timestamps, until a connection's `#precision` line changes it for that
+    /// connection: `ns` (default), `us`, `ms` or `s`.
+    public var timestampPrecision = TimestampPrecision.ns
+    /// Without gateway tokens: an ingest connection that sends nothing (not even a blank line) for
+    /// this long is closed (default 900 s; 0: never). With tokens, `authTimeout` bounds the wait for
+    /// the first line instead.
+    public var ingestIdleTimeout: Double = 900
 
     public init() {}
 
@@ -108,8 +118,7 @@ public struct ServiceConfig: Sendable, Equatable {
         guard retentionFullDays != nil || retentionKeepDays != nil else { return nil }
         let keep = retentionKeepDays ?? max(90, retentionFullDays ?? 0)
         let full = retentionFullDays ?? min(7, keep)
-        let day = 86_400e9
-        return RetentionPolicy(fullRate: Nanoseconds(full * day), keep: Nanoseconds(keep * day))
+        return RetentionPolicy(fullRate: Nanoseconds(saturatingSeconds: full * 86_400), keep: Nanoseconds(saturatingSeconds: keep * 86_400))
     }
 
     /// The window of timestamps accepted from lines received at `reference` (Unix nanoseconds), or nil
@@ -144,24 +153,34 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(feedQueueLines >= 16 && feedQueueLines <= 10_000_000, "feedQueueLines", "must be between 16 and 10000000")
         try check(subscriptionWait >= 0 && subscriptionWait <= 60, "subscriptionWait", "must be between 0 and 60 seconds")
         try check(maxLineLength >= 256 && maxLineLength <= 16 << 20, "maxLineLength", "must be between 256 and 16777216 bytes")
-        try check(rejectionRepliesPerSecond >= 0, "rejectionRepliesPerSecond", "must not be negative")
-        try check(historyBatchSize >= 1, "historyBatchSize", "must be at least 1")
+        try check(rejectionRepliesPerSecond >= 0 && rejectionRepliesPerSecond <= 1e6, "rejectionRepliesPerSecond",
+                  "must be between 0 and 1000000")
+        try check(rejectionReplyBuffer >= 256 && rejectionReplyBuffer <= 16 << 20, "rejectionReplyBuffer",
+                  "must be between 256 and 16777216 bytes")
+        try check(historyBatchSize >= 1 && historyBatchSize <= 100_000, "historyBatchSize", "must be between 1 and 100000")
         try check(historyMaxDelay > 0 && historyMaxDelay <= 60, "historyMaxDelay", "must be between 0 and 60 seconds")
         try check(!dataDirectory.isEmpty, "dataDirectory", "must not be empty")
         try check(!dataDirectory.utf8.contains(0), "dataDirectory", "must not contain a NUL byte")
         try check(!sitePaths.contains { $0.isEmpty || $0.utf8.contains(0) }, "sites", "must be non-empty paths")
-        try check(maxLinesPerSecond >= 0, "maxLinesPerSecond", "must not be negative (0: no limit)")
-        try check(maxIngestConnections >= 1, "maxIngestConnections", "must be at least 1")
-        try check(maxFeedClients >= 1, "maxFeedClients", "must be at least 1")
-        try check(maxConnectionsPerAddress >= 1, "maxConnectionsPerAddress", "must be at least 1")
-        try check(maxTagsPerSite >= 1, "maxTagsPerSite", "must be at least 1")
-        try check(maxClockAhead >= 0 && maxClockAhead.isFinite, "maxClockAhead",
-                  "must be a finite number of seconds, not negative (0: no limit)")
-        try check(maxClockBehind >= 0 && maxClockBehind.isFinite, "maxClockBehind",
-                  "must be a finite number of seconds, not negative (0: no limit)")
-        try check(maxSubscriptionLength >= 64, "maxSubscriptionLength", "must be at least 64 bytes")
-        try check(maxSubscriptionItems >= 1, "maxSubscriptionItems", "must be at least 1")
+        try check(maxLinesPerSecond >= 0 && maxLinesPerSecond <= 1e9, "maxLinesPerSecond",
+                  "must be between 0 and 1000000000 (0: no limit)")
+        try check(maxIngestConnections >= 1 && maxIngestConnections <= 1_000_000, "maxIngestConnections",
+                  "must be between 1 and 1000000")
+        try check(maxFeedClients >= 1 && maxFeedClients <= 1_000_000, "maxFeedClients", "must be between 1 and 1000000")
+        try check(maxConnectionsPerAddress >= 1 && maxConnectionsPerAddress <= 1_000_000, "maxConnectionsPerAddress",
+                  "must be between 1 and 1000000")
+        try check(maxTagsPerSite >= 1 && maxTagsPerSite <= 100_000_000, "maxTagsPerSite", "must be between 1 and 100000000")
+        try check(maxClockAhead >= 0 && maxClockAhead <= 1e9, "maxClockAhead",
+                  "must be between 0 and 1000000000 seconds (0: no limit)")
+        try check(maxClockBehind >= 0 && maxClockBehind <= 1e9, "maxClockBehind",
+                  "must be between 0 and 1000000000 seconds (0: no limit)")
+        try check(maxSubscriptionLength >= 64 && maxSubscriptionLength <= 16 << 20, "maxSubscriptionLength",
+                  "must be between 64 and 16777216 bytes")
+        try check(maxSubscriptionItems >= 1 && maxSubscriptionItems <= 10_000_000, "maxSubscriptionItems",
+                  "must be between 1 and 10000000")
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
+        try check(ingestIdleTimeout >= 0 && ingestIdleTimeout <= 86_400, "ingestIdleTimeout",
+                  "must be between 0 and 86400 seconds (0: never)")
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
         if let d = retentionFullDays {
@@ -174,7 +193,7 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(retentionInterval >= 0.01 && retentionInterval <= 86_400, "retentionInterval",
                   "must be between 0.01 and 86400 seconds")
         do { _ = try Socket.address(host: bindAddress, port: 0) } catch {
-            throw ConfigError(key: "bind", message: "'\(bindAddress)' is not an IPv4 address")
+            throw ConfigError(key: "bind", message: "'\(bindAddress)' is not an IPv4 or IPv6 address")
         }
     }
 }

@@ -35,6 +35,15 @@ extension ServiceLoop {
             }
             let peer = Syscall.peerName(fd)
             let address = Self.address(of: peer)
+            if let wait = authBackoff.remaining("\(port.rawValue) \(address)", now: ServiceClock.monotonicNow()) {
+                let socket = Socket(fd: fd)
+                let seconds = (wait + 999_999_999) / 1_000_000_000
+                _ = try? Syscall.send(fd, Array("# error: too many failed authentications from \(address); retry in \(seconds) s\n".utf8)[...])
+                socket.close()
+                authBackoffRefused += 1
+                logRefusal(port: port, peer: peer, reason: "authentication back-off (\(seconds) s)")
+                continue
+            }
             if let refusal = admissionRefusal(port: port, address: address) {
                 let socket = Socket(fd: fd)
                 _ = try? Syscall.send(fd, Array("# error: \(refusal)\n".utf8)[...])
@@ -129,6 +138,7 @@ extension ServiceLoop {
         case .accepted(let token):
             s.access = token
             s.authDeadline = nil
+            authBackoff.succeeded("ingest \(Self.address(of: s.peer))")
             logger.info("gateway authenticated", ["conn": s.id, "peer": s.peer, "token": token.name])
         case .notAnAuthLine, .unknownSecret:
             authenticationFailed(peer: s.peer, port: .ingest, verdict: verdict)
@@ -147,11 +157,32 @@ extension ServiceLoop {
         }
     }
 
-    /// Counts and logs a failed authentication (verdict nil: the deadline passed).
+    /// Counts a failed authentication (verdict nil: the deadline passed), adds it to the address's
+    /// back-off, and logs it, at most once a second (a flood of wrong tokens must not flood the log).
     func authenticationFailed(peer: String, port: Port, verdict: AccessList.Verdict?) {
         authFailures += 1
+        let now = ServiceClock.monotonicNow()
+        let wait = authBackoff.failed("\(port.rawValue) \(Self.address(of: peer))", now: now)
+        guard now - lastAuthFailureLog >= 1_000_000_000 else {
+            authFailuresNotLogged += 1
+            return
+        }
         logger.warning("authentication failed", ["port": port.rawValue, "peer": peer,
-                                                 "reason": Self.message(for: verdict)])
+                                                 "reason": Self.message(for: verdict),
+                                                 "backoff_s": wait.map { Double($0) * 1e-9 } ?? 0,
+                                                 "not_logged_since_last": authFailuresNotLogged])
+        lastAuthFailureLog = now
+        authFailuresNotLogged = 0
+    }
+
+    /// Closes the gateway connections that sent nothing for `ingestIdleTimeout` (without
+    /// authentication nothing else ends a connection that never sends; checked once a second).
+    func closeIdleGateways(now: Int64) {
+        let limit = Nanoseconds(saturatingSeconds: config.ingestIdleTimeout)
+        for s in Array(sessions.values) where now.saturatingSubtract(s.lastActivity) >= limit {
+            s.sendBestEffort("# error: idle for \(config.ingestIdleTimeout) s (ingestIdleTimeout); closing\n")
+            closeIngest(s, reason: "idle")
+        }
     }
 
     /// What a client reads when its first line does not let it in (verdict nil: it sent none in time).

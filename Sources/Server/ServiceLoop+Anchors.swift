@@ -12,7 +12,7 @@ extension ServiceLoop {
     /// The engine's time now: its newest event's time plus the time since that event arrived (nil
     /// before any event). Timestamps come from the gateways, so this is their clock, not the server's.
     var engineNow: Nanoseconds? {
-        lastEventTime.map { $0 + (ServiceClock.monotonicNow() - lastEventMonotonic) }
+        lastEventTime.map { $0.saturatingAdd(ServiceClock.monotonicNow() - lastEventMonotonic) }
     }
 
     /// The `#anchors` reply: an `anchor_health` line per anchor of the sites `allowed` (nil: all).
@@ -29,7 +29,7 @@ extension ServiceLoop {
     /// Seconds since the anchor's latest line, nil for an anchor never heard.
     func silence(of r: AnchorReport, now: Nanoseconds?) -> Double? {
         guard let now, r.health.lines > 0 else { return nil }
-        return max(0, Double(now - r.health.lastHeard) * 1e-9)
+        return max(0, now.seconds(since: r.health.lastHeard))
     }
 
     /// Once a second: warns when an anchor has been silent for `anchorSilence` seconds (a gateway or
@@ -42,7 +42,7 @@ extension ServiceLoop {
         for r in reports where r.health.lines > 0 { siteStart[r.site] = min(siteStart[r.site] ?? .max, r.health.firstHeard) }
         for r in reports {
             guard let start = siteStart[r.site] else { continue }
-            let s = silence(of: r, now: now) ?? max(0, Double(now - start) * 1e-9)
+            let s = silence(of: r, now: now) ?? max(0, now.seconds(since: start))
             let key = AnchorKey(site: r.site, anchor: r.anchor)
             if s >= config.anchorSilence {
                 if silentAnchors.insert(key).inserted {

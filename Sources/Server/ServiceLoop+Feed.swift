@@ -64,6 +64,7 @@ extension ServiceLoop {
                 return
             }
             c.access = token
+            authBackoff.succeeded("feed \(Self.address(of: c.peer))")
             c.phase = .awaitingSubscription(deadline: ServiceClock.monotonicNow() + Int64(config.subscriptionWait * 1e9))
             logger.info("feed client authenticated", ["conn": c.id, "peer": c.peer, "token": token.name])
             return

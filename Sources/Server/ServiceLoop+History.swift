@@ -19,4 +19,15 @@ extension ServiceLoop {
             logger.warning("history rows dropped", ["dropped": now.dropped - before.dropped, "total": now.dropped])
         }
     }
+
+    /// After the last commit at shutdown: rows dropped since the last health check (the storage still
+    /// failing, a full disk) are an error, with their count, and so are rows still pending.
+    func logHistoryAtShutdown(_ stats: HistorySinkStats) {
+        let dropped = stats.dropped - historyLogged.dropped
+        guard dropped > 0 || stats.pending > 0 else { return }
+        logger.error("history rows lost at shutdown: they could not be written",
+                     ["dropped": dropped, "pending": stats.pending, "total_dropped": stats.dropped,
+                      "error": stats.lastError ?? "none"])
+        historyLogged = stats
+    }
 }

@@ -15,7 +15,7 @@ extension ServiceLoop {
                                  replyBuffer: config.rejectionReplyBuffer, linesPerSecond: config.maxLinesPerSecond,
                                  authDeadline: config.ingestTokens.isRequired
                                     ? now + Int64(config.authTimeout * 1e9) : nil,
-                                 now: now)
+                                 precision: config.timestampPrecision, now: now)
         }, keep: { session, token in
             sessions[token] = session
             ingestTotal += 1
@@ -37,6 +37,7 @@ extension ServiceLoop {
         case .wouldBlock: return
         case .done(0): closeIngest(s, reason: "closed by peer")
         case .done(let n):
+            s.lastActivity = ServiceClock.monotonicNow()
             ingest(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: s)
             // Send the outputs once half a millisecond of work has gathered, rather than only after every
             // ready connection has been read (with many busy gateways a position would wait for all of
@@ -52,6 +53,7 @@ extension ServiceLoop {
         let received = ServiceClock.wallNow()
         let policy = TimestampPolicy.defaultTo(received)
         let window = config.timestampWindow(reference: received)
+        let plausible = PlausibleTimestamps(reference: received)
         let monotonic = ServiceClock.monotonicNow()
         let limit = config.maxLineLength
         let record = config.recordMeasurements ? history : nil
@@ -72,8 +74,14 @@ extension ServiceLoop {
                     now: monotonic)
                 return
             }
+            if case .line(let n, let bytes) = piece, bytes.first == UInt8(ascii: "#"),
+               let command = PrecisionCommand(bytes) {
+                setPrecision(command, line: n, of: s, now: monotonic)
+                return
+            }
             let refused = pipeline.process(piece, timestamps: policy, maxLineLength: limit,
                                            allowedSites: s.access?.sites, window: window,
+                                           precision: s.precision, plausible: plausible,
                                            emit: { route($0) }) { event in
                 applied = true
                 if lastEventTime.map({ event.time > $0 }) ?? true { lastEventTime = event.time }
@@ -93,6 +101,20 @@ extension ServiceLoop {
             return
         }
         if s.hasReply { flushReplies(s) }
+    }
+
+    /// Applies a `#precision UNIT` line to the connection's later lines; an unknown unit is refused
+    /// (as `bad_value`, answered) and the precision is unchanged.
+    func setPrecision(_ command: PrecisionCommand, line: Int, of s: IngestSession, now: Int64) {
+        switch command {
+        case .set(let p):
+            s.precision = p
+        case .unknown(let text):
+            s.reject(pipeline.reject(LineRejection(
+                line: line, key: "bad_value",
+                message: "line \(line): '#precision' has unknown value '\(text)' (expected \(TimestampPrecision.names)); "
+                    + "the precision stays \(s.precision.rawValue)")), now: now)
+        }
     }
 
     /// Logs a connection's first `clock_skew` rejection (the later ones are only counted and replied to).

@@ -58,6 +58,11 @@ final class ServiceLoop: @unchecked Sendable {
     /// Connections refused by a limit, and failed authentications.
     var connectionsRefused = 0
     var authFailures = 0
+    /// Failed authentications per address and the wait they earned; connections refused for it.
+    var authBackoff = AuthBackoff()
+    var authBackoffRefused = 0
+    var lastAuthFailureLog: Int64 = 0
+    var authFailuresNotLogged = 0
     /// Open connections (ingest and feed) per IP address.
     var connectionsByAddress: [String: Int] = [:]
     var lastRefusalLog: Int64 = 0
@@ -185,6 +190,8 @@ final class ServiceLoop: @unchecked Sendable {
             lastSweep = now
             idleSweep(now: now)
             if config.ingestTokens.isRequired { closeUnauthenticatedGateways(now: now) }
+            else if config.ingestIdleTimeout > 0 { closeIdleGateways(now: now) }
+            authBackoff.forgetOld(now: now)
             logHistoryHealth()
             watchAnchors()
         }
@@ -194,7 +201,7 @@ final class ServiceLoop: @unchecked Sendable {
     /// its newest event, so silent tags are removed even when no line arrives.
     private func idleSweep(now: Int64) {
         guard let t = lastEventTime, now - lastEventMonotonic >= 1_000_000_000 else { return }
-        pipeline.advance(to: t + (now - lastEventMonotonic)) { route($0) }
+        pipeline.advance(to: t.saturatingAdd(now - lastEventMonotonic)) { route($0) }
     }
 
     /// Flushes the feed clients that got lines and the ingest replies, closes overflowed clients, and
@@ -245,6 +252,7 @@ final class ServiceLoop: @unchecked Sendable {
         s.feedClientsDisconnected = feedDisconnected
         s.connectionsRefused = connectionsRefused
         s.authFailures = authFailures
+        s.authBackoffRefused = authBackoffRefused
         s.tags = pipeline.engine.tagCount
         s.sites = pipeline.engine.trackers.count
         s.anchorsSilent = silentAnchors.count
@@ -271,6 +279,7 @@ final class ServiceLoop: @unchecked Sendable {
             let rows = history.flush()
             history.close()
             logger.info("history committed", ["rows": rows])
+            logHistoryAtShutdown(history.sinkStats)
         }
         let deadline = ServiceClock.monotonicNow() + 500_000_000
         var open = Array(feeds.values)

@@ -29,6 +29,8 @@ public struct ServiceStats: Sendable, Equatable {
     public var connectionsRefused = 0
     /// Connections that did not authenticate (wrong, missing or late `auth` line).
     public var authFailures = 0
+    /// Connections refused because their address failed to authenticate too often (`AuthBackoff`).
+    public var authBackoffRefused = 0
     /// Tags tracked by the engine now.
     public var tags = 0
     public var sites = 0
@@ -61,6 +63,7 @@ public struct ServiceStats: Sendable, Equatable {
             ("feed_clients_total", feedClientsTotal), ("feed_lines_queued", feedLinesQueued),
             ("feed_lines_dropped", feedLinesDropped), ("feed_clients_disconnected", feedClientsDisconnected),
             ("connections_refused", connectionsRefused), ("auth_failures", authFailures),
+            ("auth_backoff_refused", authBackoffRefused),
             ("tags", tags), ("sites", sites), ("anchors_silent", anchorsSilent), ("history_rows_written", historyRowsWritten),
             ("history_pending", historyPending), ("history_dropped", historyDropped),
         ]

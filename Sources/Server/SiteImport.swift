@@ -43,10 +43,10 @@ public enum SiteImport {
     }
 
     static func readFile(_ path: String) throws(SiteImportError) -> SiteFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SiteImportError(message: "\(path): cannot be read", unreadable: true)
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path, limit: BoundedFile.siteLimit, kind: "a site file") } catch {
+            throw SiteImportError(message: "\(error)", unreadable: error.unreadable)
         }
-        let bytes = [UInt8](data)
         do {
             return SiteFile(site: try Site(json: bytes, source: path), json: bytes, path: path)
         } catch {

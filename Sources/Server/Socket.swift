@@ -20,35 +20,33 @@ public final class Socket: @unchecked Sendable {
         fd = -1
     }
 
-    /// An IPv4 address from dotted text (`127.0.0.1`, `0.0.0.0`) and a port.
-    /// - Throws: `SystemError` with `EINVAL` when the text is not an IPv4 address.
-    static func address(host: String, port: UInt16) throws(SystemError) -> sockaddr_in {
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = port.bigEndian
-        let name = host == "localhost" ? "127.0.0.1" : host
-        guard inet_pton(AF_INET, name, &a.sin_addr) == 1 else { throw SystemError("inet_pton(\(host))", code: EINVAL) }
-        return a
+    /// An IPv4 address (`127.0.0.1`, `0.0.0.0`) or an IPv6 one (`::1`, `[::1]`, `::`) and a port.
+    /// - Throws: `SystemError` with `EINVAL` when the text is neither.
+    static func address(host: String, port: UInt16) throws(SystemError) -> SocketAddress {
+        try SocketAddress(host: host, port: port)
     }
 
     /// A nonblocking listening socket on `host:port` (port 0: any free port; read it with `localPort`).
     /// - Parameters:
-    ///   - host: an IPv4 address, e.g. `127.0.0.1` (loopback only) or `0.0.0.0` (every interface).
+    ///   - host: an IPv4 or IPv6 address, e.g. `127.0.0.1` or `::1` (loopback only), `0.0.0.0` (every
+    ///     IPv4 interface) or `::` (every interface, IPv6 and, unless the system says otherwise, IPv4).
     ///   - port: the TCP port, or 0.
     ///   - backlog: the kernel's queue of connections not yet accepted.
     public static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SystemError) -> Socket {
-        let s = Socket(fd: try Syscall.socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue)))
+        let a = try address(host: host, port: port)
+        let s = Socket(fd: try Syscall.socket(domain: a.family, type: Int32(SOCK_STREAM.rawValue)))
         try Syscall.setNonblocking(s.fd)
         try Syscall.setReuseAddress(s.fd)
-        try Syscall.bind(s.fd, try address(host: host, port: port))
+        try Syscall.bind(s.fd, a)
         try Syscall.listen(s.fd, backlog: backlog)
         return s
     }
 
     /// A blocking client connection to `host:port` with `TCP_NODELAY` (for tests, `status`, the demo).
     public static func connect(host: String, port: UInt16) throws(SystemError) -> Socket {
-        let s = Socket(fd: try Syscall.socket(domain: AF_INET, type: Int32(SOCK_STREAM.rawValue)))
-        try Syscall.connect(s.fd, try address(host: host, port: port))
+        let a = try address(host: host, port: port)
+        let s = Socket(fd: try Syscall.socket(domain: a.family, type: Int32(SOCK_STREAM.rawValue)))
+        try Syscall.connect(s.fd, a)
         try? Syscall.setNoDelay(s.fd)
         return s
     }

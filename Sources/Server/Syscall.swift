@@ -82,15 +82,8 @@ enum Syscall {
         }
     }
 
-    static func bind(_ fd: Int32, _ address: sockaddr_in) throws(SystemError) {
-        var a = address
-        _ = try retrying("bind") {
-            withUnsafePointer(to: &a) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
+    static func bind(_ fd: Int32, _ address: SocketAddress) throws(SystemError) {
+        _ = try retrying("bind") { address.withSockaddr { Glibc.bind(fd, $0, $1) } }
     }
 
     static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
@@ -99,14 +92,14 @@ enum Syscall {
 
     /// The port a socket is bound to (after binding port 0).
     static func localPort(_ fd: Int32) throws(SystemError) -> UInt16 {
-        var a = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var a = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = try retrying("getsockname") {
             withUnsafeMutablePointer(to: &a) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
             }
         }
-        return UInt16(bigEndian: a.sin_port)
+        return SocketAddress.port(a)
     }
 
     /// Accepts a connection as a nonblocking, close-on-exec socket; `.wouldBlock` when none is waiting.
@@ -130,13 +123,8 @@ enum Syscall {
         _ = try retrying("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
     }
 
-    static func connect(_ fd: Int32, _ address: sockaddr_in) throws(SystemError) {
-        var a = address
-        let r = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+    static func connect(_ fd: Int32, _ address: SocketAddress) throws(SystemError) {
+        let r = address.withSockaddr { Glibc.connect(fd, $0, $1) }
         // A connect interrupted by a signal goes on asynchronously; a blocking socket then reports the
         // outcome on its first use, which is good enough for the clients (tests, status, demo) that use it.
         if r < 0 && errno != EINTR { throw SystemError("connect", code: errno) }
@@ -144,16 +132,13 @@ enum Syscall {
 
     /// The peer's `address:port`, or `?` when unknown.
     static func peerName(_ fd: Int32) -> String {
-        var a = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var a = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let r = withUnsafeMutablePointer(to: &a) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
         }
         guard r == 0 else { return "?" }
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-        guard inet_ntop(AF_INET, &a.sin_addr, &text, socklen_t(INET_ADDRSTRLEN)) != nil else { return "?" }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            + ":\(UInt16(bigEndian: a.sin_port))"
+        return SocketAddress.text(a)
     }
 
     /// Reads into `buffer`; `.done(0)` is end of stream.

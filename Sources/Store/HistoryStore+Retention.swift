@@ -56,7 +56,7 @@ extension HistoryStore {
                                thinnedBefore: Nanoseconds? = nil,
                                isCancelled: () -> Bool = { false }) throws -> RetentionResult {
         let limit = Int64(max(1, batchSize))
-        let deleteBefore = now - policy.keep, thinBefore = now - policy.fullRate
+        let deleteBefore = now.saturatingSubtract(policy.keep), thinBefore = now.saturatingSubtract(policy.fullRate)
         // The second that holds `thinnedBefore` may have one row kept before it: start at its beginning.
         let thinFrom = thinnedBefore.map { max(deleteBefore, Self.secondStart($0)) } ?? deleteBefore
         var result = RetentionResult()

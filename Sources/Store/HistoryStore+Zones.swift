@@ -84,7 +84,7 @@ public struct ZoneDwell: Sendable, Equatable {
             case .exit:
                 row.exits += 1
                 let start: Nanoseconds?? = enteredAt[key]
-                if let start { if let s = start { row.dwell += e.time - s } } else if let from { row.dwell += e.time - from }
+                if let start { if let s = start { row.dwell = row.dwell.saturatingAdd(e.time.saturatingSubtract(s)) } } else if let from { row.dwell = row.dwell.saturatingAdd(e.time.saturatingSubtract(from)) }
                 enteredAt[key] = .some(nil)
                 row.inside = false
             }

@@ -103,6 +103,33 @@ extension UnsafeRawBufferPointer {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// True when `span` holds a control byte: C0 (0x00–0x1F: NUL, tab, CR, LF, ESC…) or DEL (0x7F),
+    /// which no id may contain (a raw one would reach the feed, the log and the store). Eight bytes at
+    /// a time.
+    @inline(__always)
+    func hasControlByte(_ span: ByteSpan) -> Bool {
+        var i = span.start
+        while i + 8 <= span.end {
+            if Self.controlBytes(UInt64(littleEndian: loadUnaligned(fromByteOffset: i, as: UInt64.self))) { return true }
+            i += 8
+        }
+        while i < span.end {
+            let c = self[i]
+            if c < 0x20 || c == 0x7F { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// True when some byte of `w` is below 0x20 or is 0x7F (the "has less than" and "has zero" word
+    /// tests: exact as to whether such a byte exists, not which).
+    @inline(__always)
+    static func controlBytes(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let del = w ^ (0x7F &* ones)
+        return ((w &- 0x20 &* ones) & ~w & highs) | ((del &- ones) & ~del & highs) != 0
+    }
+
     /// The raw bytes from `start` to `end` as a String, for messages.
     func text(_ start: Int, _ end: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: self[start..<end]), as: UTF8.self)

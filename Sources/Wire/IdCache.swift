@@ -1,12 +1,24 @@
 /// Makes the Strings of ids (tag values: site, anchor, tag) from the bytes of a line.
+///
+/// An id holding a control byte (`hasControlByte`) gives nil, which the decoder refuses as
+/// `control_character`. A String found again by its bytes was checked when it was made. (Optional,
+/// not `throws`: a throwing requirement was no longer inlined, 100 instructions a line.)
 protocol IdStrings {
-    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String
+    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String?
+}
+
+extension UnsafeRawBufferPointer {
+    /// The id in `span` as a String (`string(_:)`), nil when it holds a control byte.
+    @inline(__always)
+    func checkedId(_ span: ByteSpan) -> String? {
+        hasControlByte(span) ? nil : string(span)
+    }
 }
 
 /// Every id made anew (the decoder's stateless entry points).
 struct FreshIds: IdStrings {
     @inline(__always)
-    func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String { bytes.string(span) }
+    func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String? { bytes.checkedId(span) }
 }
 
 /// The Strings of recently decoded ids, found again by their bytes: a stream names the same sites,
@@ -41,14 +53,14 @@ public struct IdCache: Sendable {
 
 extension IdCache: IdStrings {
     @inline(__always)
-    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String {
+    mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String? {
         let n = span.count
-        guard span.escape == .none, n <= 8, !entries.isEmpty else { return bytes.string(span) }
+        guard span.escape == .none, n <= 8, !entries.isEmpty else { return bytes.checkedId(span) }
         let word = bytes.word(span)
         // Fibonacci hashing of the word and length: the top bits of the product pick the slot.
         let slot = Int(truncatingIfNeeded: ((word ^ UInt64(n)) &* 0x9E37_79B9_7F4A_7C15) >> (64 - UInt64(Self.bits)))
         if entries[slot].word == word, entries[slot].length == n { return entries[slot].string }
-        let made = bytes.string(span)
+        guard let made = bytes.checkedId(span) else { return nil }
         entries[slot] = Entry(word: word, length: n, string: made)
         return made
     }

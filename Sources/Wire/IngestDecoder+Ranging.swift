@@ -49,24 +49,24 @@ extension IngestDecoder {
         @inline(__always) func span(_ start: Int32, _ end: Int32) -> ByteSpan {
             ByteSpan(start: Int(start), end: Int(end), escape: .none)
         }
-        let site = ids.string(span(r.site_start, r.site_end), in: b)
-        let anchor = ids.string(span(r.anchor_start, r.anchor_end), in: b)
-        let tag = ids.string(span(r.tag_start, r.tag_end), in: b)
+        let site = try IngestFields.id(span(r.site_start, r.site_end), "site", b, &ids)
+        let anchor = try IngestFields.id(span(r.anchor_start, r.anchor_end), "anchor", b, &ids)
+        let tag = try IngestFields.id(span(r.tag_start, r.tag_end), "tag", b, &ids)
         let technology = try Self.technology(r.tech_end == 0 ? nil : span(r.tech_start, r.tech_end), in: b)
         let std: Double? = r.has_std != 0 ? r.std : nil
         try checkRange(r.distance, std: std)
         return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: r.distance,
-                       std: std, direction: nil, time: r.time)
+                       std: std, direction: nil, time: try precision.nanoseconds(r.time))
     }
 
-    /// Refuses a negative or absurd distance (m), then a `std` that is not positive.
+    /// Refuses a negative or absurd distance (m), then a `std` outside `Anchor.rangeStdLimits`.
     @inline(__always)
     private func checkRange(_ distance: Double?, std: Double?) throws(RejectReason) {
         if let d = distance {
             if d < 0 { throw .negativeDistance(d) }
             if d > maxDistance { throw .absurdDistance(d, limit: maxDistance) }
         }
-        if let s = std, s <= 0 { throw .badStd(s) }
+        if let s = std, !Anchor.rangeStdLimits.contains(s) { throw .badStd(s) }
     }
 
     /// The technology named by a `tech` tag's value (nil without the tag).

@@ -18,6 +18,8 @@ public struct IngestDecoder: Sendable {
     public var maxDistance: Double = 1000
     /// Accepted deviation of the norm of `dir_x, dir_y, dir_z` from 1.
     public var unitTolerance: Double = 0.05
+    /// The unit of the lines' timestamps (default nanoseconds).
+    public var precision = TimestampPrecision.ns
     /// False to read every line with the general scanner only (the tests compare the two paths).
     var rangingFastPath = true
 
@@ -105,7 +107,7 @@ public struct IngestDecoder: Sendable {
         // Content is validated before the timestamp, so a bad value is reported even when replaying.
         func time() throws(RejectReason) -> Nanoseconds {
             switch (timestamp, policy) {
-            case (let t?, _): return t
+            case (let t?, _): return try precision.nanoseconds(t)
             case (nil, .defaultTo(let now)): return now
             case (nil, .requireTimestamp): throw .missingTimestamp
             }
@@ -127,7 +129,7 @@ public struct IngestDecoder: Sendable {
             body(.removed(site: site, anchor: anchor, tag: tag, reason: reason, time: try time()))
         } else if name == NameWord.session | 7 << 56 {
             let site = try f.requiredTag(f.site, "site", &ids), anchor = try f.requiredTag(f.anchor, "anchor", &ids)
-            let tag = f.tag.map { ids.string($0, in: b) }
+            let tag = try f.tag.map { span throws(RejectReason) in try IngestFields.id(span, "tag", b, &ids) }
             let state: SessionState = try f.enumField(f.state, "state")
             body(.session(site: site, anchor: anchor, tag: tag, state: state, time: try time()))
         } else {
@@ -182,10 +184,24 @@ struct IngestFields: LineVisitor {
 
     /// The decoded value of a required tag.
     @inline(__always)
-    func requiredTag<Ids: IdStrings>(_ span: ByteSpan?, _ name: String, _ ids: inout Ids)
+    func requiredTag<Ids: IdStrings>(_ span: ByteSpan?, _ name: StaticString, _ ids: inout Ids)
         throws(RejectReason) -> String {
-        guard let span else { throw .missingTag(name) }
-        return ids.string(span, in: bytes)
+        guard let span else { throw .missingTag("\(name)") }
+        return try Self.id(span, name, bytes, &ids)
+    }
+
+    /// The id in `span` through `ids`; refused as `control_character` when it holds a control byte.
+    @inline(__always)
+    static func id<Ids: IdStrings>(_ span: ByteSpan, _ name: StaticString, _ bytes: UnsafeRawBufferPointer,
+                                   _ ids: inout Ids) throws(RejectReason) -> String {
+        guard let s = ids.string(span, in: bytes) else { throw controlCharacter(span, name, bytes) }
+        return s
+    }
+
+    /// The refusal of an id with a control byte, out of the hot path.
+    @inline(never)
+    static func controlCharacter(_ span: ByteSpan, _ name: StaticString, _ bytes: UnsafeRawBufferPointer) -> RejectReason {
+        .controlCharacter(name: "\(name)", value: bytes.string(span))
     }
 
     /// A numeric field as a finite Double, or nil when absent.

@@ -57,12 +57,23 @@ public enum PositionExport {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A text cell of CSV (RFC 4180), quoted when it holds `,`, `"`, CR or LF. A cell that a
+    /// spreadsheet would take for a formula (starting with `=`, `+`, `-`, `@`, tab or CR: the OWASP
+    /// rule against CSV injection) gets a leading `'` and is quoted, so it reads as text.
+    public static func csvField(_ s: String) -> String {
+        var bytes: [UInt8] = []
+        appendCSVField(s, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private static func appendCSVField(_ s: String, to buffer: inout [UInt8]) {
-        guard s.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) else {
+        let formula = s.utf8.first.map { [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 9, 13].contains($0) } ?? false
+        guard formula || s.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) else {
             buffer.append(contentsOf: s.utf8)
             return
         }
         buffer.append(UInt8(ascii: "\""))
+        if formula { buffer.append(UInt8(ascii: "'")) }
         for byte in s.utf8 {
             if byte == UInt8(ascii: "\"") { buffer.append(byte) }
             buffer.append(byte)

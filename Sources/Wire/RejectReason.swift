@@ -20,7 +20,7 @@ public enum RejectReason: Error, Sendable, Equatable {
     case nonFinite(field: String, value: Double)
     /// A distance above the decoder's limit (metres).
     case absurdDistance(Double, limit: Double)
-    /// `std` is zero or negative.
+    /// `std` outside `Anchor.rangeStdLimits` (0.1 mm … 1 km).
     case badStd(Double)
     /// `azimuth` outside [-π, π] or `elevation` outside [-π/2, π/2] (radians).
     case badAngle(field: String, value: Double)
@@ -32,12 +32,16 @@ public enum RejectReason: Error, Sendable, Equatable {
     case badValue(name: String, value: String, expected: String)
     /// No timestamp where one is required (replay).
     case missingTimestamp
+    /// A timestamp in `precision` units beyond what `Int64` nanoseconds hold.
+    case timestampOutOfRange(Int64, precision: TimestampPrecision)
+    /// An id (`site`, `anchor`, `tag`) holds a control character (NUL, tab, CR, LF, ESC, DEL…).
+    case controlCharacter(name: String, value: String)
 
     /// Every key, in declaration order, so counters can be created up front.
     public static let allKeys: [String] = [
         "malformed", "line_too_long", "unknown_measurement", "missing_tag", "missing_field",
         "bad_field_type", "negative_distance", "non_finite", "absurd_distance", "bad_std", "bad_angle",
-        "direction_not_unit", "no_measurement", "bad_value", "missing_timestamp",
+        "direction_not_unit", "no_measurement", "bad_value", "missing_timestamp", "control_character", "timestamp_out_of_range",
     ]
 
     /// The stable snake_case name of the reason, e.g. `negative_distance`.
@@ -58,6 +62,8 @@ public enum RejectReason: Error, Sendable, Equatable {
         case .noMeasurement: "no_measurement"
         case .badValue: "bad_value"
         case .missingTimestamp: "missing_timestamp"
+        case .controlCharacter: "control_character"
+        case .timestampOutOfRange: "timestamp_out_of_range"
         }
     }
 
@@ -74,14 +80,33 @@ public enum RejectReason: Error, Sendable, Equatable {
         case .negativeDistance(let d): "field 'distance' is negative (\(d))"
         case .nonFinite(let f, let v): "field '\(f)' is not finite (\(v))"
         case .absurdDistance(let d, let limit): "field 'distance' is \(d) m, above the \(limit) m limit"
-        case .badStd(let s): "field 'std' must be positive (\(s))"
+        case .badStd(let s): "field 'std' must be between 0.0001 and 1000 metres (\(s))"
         case .badAngle(let f, let v):
             "field '\(f)' is outside \(f == "elevation" ? "[-π/2, π/2]" : "[-π, π]") radians (\(v))"
         case .directionNotUnit(let n): "direction (dir_x, dir_y, dir_z) has norm \(n), not within 1 ± 0.05"
         case .noMeasurement: "ranging line has neither 'distance' nor a direction"
         case .badValue(let name, let value, let expected): "'\(name)' has unknown value '\(value)' (expected \(expected))"
         case .missingTimestamp: "missing timestamp (required when replaying)"
+        case .timestampOutOfRange(let t, let precision):
+            "timestamp \(t) in \(precision.rawValue) is beyond the year 2262, the last time Int64 nanoseconds hold"
+        case .controlCharacter(let name, let value):
+            "tag '\(name)' holds a control character (\(Self.escaped(value))); ids may not contain NUL, tab, CR, LF, "
+                + "ESC or other control characters"
         }
+    }
+
+    /// `value` with each control character written as `\xNN`, safe to print or log.
+    static func escaped(_ value: String) -> String {
+        var out = ""
+        for u in value.unicodeScalars {
+            if u.value < 0x20 || u.value == 0x7F {
+                let hex = String(u.value, radix: 16, uppercase: true)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
     }
 }
 

@@ -12,6 +12,8 @@ enum ExitCode: Int32 {
     case noInput = 66
     /// An output file cannot be created.
     case cantCreate = 73
+    /// Writing failed (standard output full or closed).
+    case ioError = 74
 }
 
 /// An error that ends a command with a message and an exit code.

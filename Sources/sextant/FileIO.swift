@@ -23,6 +23,13 @@ func readChunks(_ path: String, chunkSize: Int = 1 << 20,
     }
 }
 
+/// Reads a small file whole (a site map, a token), refusing one over `limit` bytes (`BoundedFile`).
+func readSmallFile(_ path: String, limit: Int, kind: String) throws -> [UInt8] {
+    do { return try BoundedFile.read(path, limit: limit, kind: kind) } catch {
+        throw CommandError(message: "\(error)", code: error.unreadable ? .noInput : .dataError)
+    }
+}
+
 /// Reads a whole file into memory.
 func readFile(_ path: String) throws -> [UInt8] {
     var out: [UInt8] = []
@@ -82,7 +89,7 @@ final class OutputSink {
 
 /// Loads and validates a site file.
 func loadSite(_ path: String) throws -> Site {
-    let bytes = try readFile(path)
+    let bytes = try readSmallFile(path, limit: BoundedFile.siteLimit, kind: "a site file")
     do {
         return try Site(json: bytes, source: path)
     } catch {
@@ -91,3 +98,4 @@ func loadSite(_ path: String) throws -> Site {
 }
 
 import Positioning
+import Server

@@ -66,6 +66,7 @@ enum HistoryCommand {
             throw CommandError.usage("history: --last takes no --from or --to (it is each tag's newest position)")
         }
         let store = try StoreOptions.open(a)
+        try StoreOptions.requireSite(site, in: store, command: "history")
         let sink = try OutputSink(a.string("output") ?? "-")
         if a.flag("measurements") {
             guard a.string("format") == nil || format == "lp" else {

@@ -22,6 +22,7 @@ enum ReplayCommand {
           --max-lateness S       refuse as 'late' a ranging line more than S seconds older than the
                                  latest line of its tag (default 1); a file must be in time order
                                  within that
+          --precision UNIT       the unit of the timestamps: ns (default), us, ms or s
           --no-bias-learning     do not learn anchor range biases online
           --smooth               write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory
                                  instead of the live filter's positions: position lines only, at the
@@ -36,7 +37,8 @@ enum ReplayCommand {
 
     static func run(_ argv: [String]) throws {
         let a = try Arguments(argv, command: "replay",
-                              options: ["site", "input", "output", "output-interval", "tag-timeout", "max-lateness"],
+                              options: ["site", "input", "output", "output-interval", "tag-timeout", "max-lateness",
+                                        "precision"],
                               switches: ["no-bias-learning", "smooth", "anchors"])
         if a.wantsHelp { print(help); return }
         let sitePaths = a.strings("site")
@@ -52,7 +54,14 @@ enum ReplayCommand {
         let input = a.string("input") ?? "-", outputPath = a.string("output") ?? "-"
 
         let sink = try OutputSink(outputPath)
-        var pipeline = Pipeline(sites: sites, config: config, timestamps: .requireTimestamp)
+        var precision = TimestampPrecision.ns
+        if let v = a.string("precision") {
+            guard let p = TimestampPrecision(rawValue: v) else {
+                throw CommandError.usage("replay: --precision must be \(TimestampPrecision.names), got '\(v)'")
+            }
+            precision = p
+        }
+        var pipeline = Pipeline(sites: sites, config: config, timestamps: .requireTimestamp, precision: precision)
         let started = Date()
         if smooth {
             var discarded: [UInt8] = []

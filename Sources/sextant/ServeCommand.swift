@@ -2,6 +2,7 @@ import BuildInfo
 import Foundation
 import Positioning
 import Server
+import Wire
 
 /// `sextant serve`: the live service.
 enum ServeCommand {
@@ -51,7 +52,9 @@ enum ServeCommand {
           --config FILE            JSON settings, e.g. {"bind": "0.0.0.0", "ingestPort": 7400,
                                    "dataDirectory": "/var/lib/sextant", "sites": ["Sites"],
                                    "overflow": "disconnect"} (keys: \(ServiceConfig.jsonKeys.joined(separator: ", ")))
-          --bind ADDR              IPv4 address to listen on (default 127.0.0.1)
+          --bind ADDR              IPv4 or IPv6 address to listen on (default 127.0.0.1; ::1 or [::1]
+                                   for IPv6 loopback, :: for every interface; the ports are set
+                                   apart, with --ingest-port and --feed-port)
           --ingest-port P          gateway port (default 7400; 0: any free port, logged)
           --feed-port P            feed port (default 7401; 0: any free port, logged)
           --data-dir DIR           data directory (default ./sextant-data)
@@ -80,6 +83,11 @@ enum ServeCommand {
           --max-clock-behind S     reject a line stamped more than S seconds behind the server's
                                    clock as clock_skew (default 0: no limit, since replayed
                                    recordings and store-and-forward gateways send old timestamps)
+          --precision UNIT         the unit of ingest timestamps: ns (default), us, ms or s (JSON
+                                   'timestampPrecision'); a connection may change its own with a
+                                   first line '#precision ms'. A timestamp outside 2000-2100 once
+                                   read in its unit is refused, with a key naming the unit it looks
+                                   like (timestamp_looks_like_ms, ...)
           --retention-full-days D  retention while serving (off by default): positions keep their
                                    full rate for D days (default 7 once retention is on), and raw
                                    lines are kept as long
@@ -100,7 +108,7 @@ enum ServeCommand {
                       options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
                                 "output-interval", "max-lateness", "anchor-silence", "feed-queue", "overflow", "subscription-wait", "log-level",
                                 "max-lines-per-second", "max-tags-per-site", "max-clock-ahead", "max-clock-behind",
-                                "retention-full-days", "retention-keep-days"],
+                                "retention-full-days", "retention-keep-days", "precision"],
                       switches: ["record-measurements", "no-bias-learning"])
     }
 
@@ -161,7 +169,11 @@ enum ServeCommand {
     static func makeConfig(_ a: Arguments) throws -> ServiceConfig {
         var c = ServiceConfig()
         if let path = a.string("config") {
-            do { try c.apply(json: try readFile(path)) } catch let e as ConfigError {
+            let bytes: [UInt8]
+            do { bytes = try BoundedFile.read(path, limit: BoundedFile.configLimit, kind: "a configuration file") } catch {
+                throw CommandError(message: "serve: \(error)", code: error.unreadable ? .noInput : .dataError)
+            }
+            do { try c.apply(json: bytes) } catch let e as ConfigError {
                 throw CommandError.data("serve: \(path): \(e)")
             }
         }
@@ -188,6 +200,12 @@ enum ServeCommand {
         c.maxTagsPerSite = try a.int("max-tags-per-site", default: c.maxTagsPerSite, in: 1...100_000_000)
         c.maxClockAhead = try a.double("max-clock-ahead", default: c.maxClockAhead, in: 0...1e9)
         c.maxClockBehind = try a.double("max-clock-behind", default: c.maxClockBehind, in: 0...1e9)
+        if let v = a.string("precision") {
+            guard let p = TimestampPrecision(rawValue: v) else {
+                throw CommandError.usage("serve: --precision must be \(TimestampPrecision.names), got '\(v)'")
+            }
+            c.timestampPrecision = p
+        }
         if a.string("retention-full-days") != nil {
             c.retentionFullDays = try a.double("retention-full-days", default: 7, in: 0...36_500)
         }

@@ -39,7 +39,7 @@ enum StatusCommand {
         let timeout = try a.double("timeout", default: 5, in: 0.1...3600)
         var token = ProcessInfo.processInfo.environment["SEXTANT_FEED_TOKEN"]
         if let path = a.string("token-file") {
-            token = String(decoding: try readFile(path), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            token = String(decoding: try readSmallFile(path, limit: 1 << 16, kind: "a token file"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let text: String
         do {

@@ -26,6 +26,13 @@ enum StoreOptions {
         }
     }
 
+    /// Refuses (exit 66, as `site show`) a site the store knows nothing of: no map stored and no
+    /// position recorded under its id.
+    static func requireSite(_ id: String, in store: HistoryStore, command: String) throws {
+        guard try store.siteJSON(id: id) == nil, try store.tags(site: id).isEmpty else { return }
+        throw CommandError(message: "\(command): no site '\(id)' in the database (see 'sextant site list')", code: .noInput)
+    }
+
     /// The time of option `name` (ISO 8601 or Unix nanoseconds), or nil when absent.
     static func time(_ a: Arguments, _ name: String) throws(CommandError) -> Nanoseconds? {
         guard let text = a.string(name) else { return nil }

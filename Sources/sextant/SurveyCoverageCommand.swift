@@ -34,7 +34,7 @@ enum SurveyCoverageCommand {
         let site = try loadSite(sitePath)
         let cells = (site.bounds.max.x - site.bounds.min.x) * (site.bounds.max.y - site.bounds.min.y) / (resolution * resolution)
         guard cells <= 4_000_000 else {
-            throw CommandError.usage("survey coverage: --resolution \(resolution) gives \(Int(cells)) cells; use a coarser one")
+            throw CommandError.usage("survey coverage: --resolution \(resolution) gives \(String(format: "%.0f", cells)) cells; use a coarser one")
         }
         let progress = ProgressLine("coverage:")
         let map = CoverageMap(site: site, resolution: resolution, height: height, progress: progress.update)

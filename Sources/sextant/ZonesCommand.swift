@@ -31,10 +31,14 @@ enum ZonesCommand {
         let (from, to) = try StoreOptions.range(a)
         guard a.positional.isEmpty else { throw CommandError.usage("zones: unexpected argument '\(a.positional[0])'") }
         let store = try StoreOptions.open(a)
+        try StoreOptions.requireSite(site, in: store, command: "zones")
         let events = try store.zoneEvents(site: site, from: from, to: to)
         if a.flag("events") {
             print("t_ns,time,tag,zone,event")
-            for e in events { print("\(e.time),\(TimeText.iso8601(e.time)),\(e.tag),\(e.zone),\(e.event.rawValue)") }
+            for e in events {
+                print("\(e.time),\(TimeText.iso8601(e.time)),\(PositionExport.csvField(e.tag)),\(PositionExport.csvField(e.zone)),"
+                      + e.event.rawValue)
+            }
             return
         }
         let rows = ZoneDwell.summarize(events, from: from, to: to)

@@ -47,6 +47,10 @@ LAPACK.useOneThread()
 let args = Array(CommandLine.arguments.dropFirst())
 guard let first = args.first, first != "--help", first != "-h", first != "help" else {
     print(usage)
+    do { try StandardOutput.finish(command: "help") } catch {
+        printError((error as? CommandError)?.message ?? "\(error)")
+        exit(ExitCode.ioError.rawValue)
+    }
     exit(args.isEmpty ? ExitCode.usage.rawValue : 0)
 }
 if first == "--version" {
@@ -59,6 +63,7 @@ guard let command = subcommands.first(where: { $0.name == first }) else {
 }
 do {
     try command.run(Array(args.dropFirst()))
+    try StandardOutput.finish(command: command.name)
 } catch let e as CommandError {
     printError(e.message)
     exit(e.code.rawValue)

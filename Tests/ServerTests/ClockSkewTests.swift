@@ -141,7 +141,7 @@ private let hour: Int64 = 3_600_000_000_000
         }
         var infinite = ServiceConfig()
         infinite.maxClockBehind = .infinity
-        #expect(throws: ConfigError(key: "maxClockBehind", message: "must be a finite number of seconds, not negative (0: no limit)")) {
+        #expect(throws: ConfigError(key: "maxClockBehind", message: "must be between 0 and 1000000000 seconds (0: no limit)")) {
             try infinite.validate()
         }
         // The window the service applies: none when both are off; a huge limit saturates, not traps.

@@ -75,7 +75,8 @@ import Numerics
     /// `# rejected line N: … [key]` reply for each. (`missing_timestamp` cannot happen live: a line
     /// without timestamp gets the receive time, which the last line checks.)
     @Test func everyRejectionReasonReachesTheCounters() throws {
-        let t = try TestService()
+        // More reasons than the default 20 replies a second.
+        let t = try TestService { $0.rejectionRepliesPerSecond = 100 }
         defer { t.stop() }
         let ts = " 1700000000000000000"
         let bad: [(String, String)] = [
@@ -96,6 +97,11 @@ import Numerics
             ("unknown_site", "ranging,site=nowhere,anchor=U1,tag=T1 distance=3" + ts),
             ("unknown_anchor", "ranging,site=demo-warehouse,anchor=Z9,tag=T1 distance=3" + ts),
             ("unsupported_technology", "ranging,site=demo-warehouse,anchor=U1,tag=T1,tech=cs distance=3" + ts),
+            ("control_character", "ranging,site=demo-warehouse,anchor=U1,tag=T\u{1B}1 distance=3" + ts),
+            ("timestamp_looks_like_us", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 1700000000000000"),
+            ("timestamp_looks_like_ms", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 1700000000000"),
+            ("timestamp_looks_like_s", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 1700000000"),
+            ("timestamp_implausible", "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 12"),
         ]
         let g = try t.gateway()
         var text = bad.map { $0.1 + "\n" }.joined()
@@ -106,11 +112,14 @@ import Numerics
         #expect(s.rejectedTotal == bad.count)
         #expect(s.eventsApplied == 1)
         // missing_timestamp cannot happen live (the receive time is the default); the limits' and the
-        // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests, `late` below.
+        // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests, `late` below;
+        // a nanosecond connection has no `timestamp_looks_like_ns` and no `timestamp_out_of_range`
+        // (HostileClientTests and HostileLineTests check them with other precisions).
         let keys = Set(RejectReason.allKeys + Pipeline.rejectionKeys)
         #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited",
-                                             "clock_skew", "late"]) == keys)
-        let replies = LineReader(g).lines(timeout: 3) { $0.contains("[unsupported_technology]") }
+                                             "clock_skew", "late", "timestamp_looks_like_ns",
+                                             "timestamp_out_of_range"]) == keys)
+        let replies = LineReader(g).lines(timeout: 3) { $0.contains("[timestamp_implausible]") }
         #expect(replies.count == bad.count)
         for (i, (key, _)) in bad.enumerated() {
             #expect(replies.contains { $0.hasPrefix("# rejected line \(i + 1): ") && $0.hasSuffix("[\(key)]") }, "\(key)")

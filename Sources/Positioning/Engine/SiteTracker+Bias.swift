@@ -5,21 +5,21 @@ extension TrackerContext {
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
         let interval = biasRoundInterval
-        guard learner.enabled, track.lastBiasRound == .min || time - track.lastBiasRound >= interval,
+        guard learner.enabled, track.lastBiasRound == .min || time.saturatingSubtract(track.lastBiasRound) >= interval,
               let p = track.filter?.position else { return }
-        let since = time - 2 * interval
+        let since = time.saturatingSubtract(interval).saturatingSubtract(interval)
         // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
         guard (p - track.lastBiasPosition).norm >= config.biasRoundDistance else { return }
         // A due round that was refused (see below) is tried again after `biasRetryInterval`, not on
         // every line: the anchors' fresh ranges arrive a line at a time.
-        guard track.lastBiasAttempt == .min || time - track.lastBiasAttempt >= biasRetryInterval else { return }
+        guard track.lastBiasAttempt == .min || time.saturatingSubtract(track.lastBiasAttempt) >= biasRetryInterval else { return }
         track.lastBiasAttempt = time
         // Biases are learned only from tags heard by more anchors than the position needs (redundant
         // within `anchorWindow`). The same pass over the anchors finds the ones the round would use.
         let d = site.dimensions
-        let (heard, mask) = anchorCensus(track.anchors, window: time - anchorWindow, since: since)
+        let (heard, mask) = anchorCensus(track.anchors, window: time.saturatingSubtract(anchorWindow), since: since)
         guard heard >= d + 2 else { return }
         // Most candidate rounds fail the geometry test, so it runs first, without allocating: the
         // rows are built only for a round that will teach. A tag that failed it near here, with the

@@ -19,7 +19,7 @@ extension TrackerContext {
     func biasUncertainty(anchors: [AnchorState], at p: Vec3, time: Nanoseconds,
                          learner: BiasLearner) -> InlineArray<9, Double>? {
         guard !learner.covariance.isEmpty else { return nil }
-        let since = time - anchorWindow
+        let since = time.saturatingSubtract(anchorWindow)
         let d = site.dimensions, n = learner.n
         // One pass for the anchors heard: their unit vectors, weights and slots, and HᵀWH.
         return withUnsafeTemporaryAllocation(of: (g: Vec3, w: Double, slot: Int, m: Double).self,

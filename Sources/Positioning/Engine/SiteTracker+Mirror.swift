@@ -74,7 +74,7 @@ extension TrackerContext {
         track.mirrorCheckDue -= 1
         guard track.mirrorCheckDue <= 0 else { return }
         track.mirrorCheckDue = RecentObservations.capacity
-        let obs = track.recent.observations(since: time - Nanoseconds(config.initWindow * 1e9),
+        let obs = track.recent.observations(since: time.saturatingSubtract(Nanoseconds(config.initWindow * 1e9)),
                                             positions: anchorPositions, rotations: rotations)
         guard obs.count >= RecentObservations.capacity / 2 else { return }
         let p = track.filter!.position

@@ -41,7 +41,7 @@ extension TrackerContext {
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
                  learner: inout BiasLearner, smoother: inout TrajectorySmoother?, health: inout AnchorHealth,
                  emit: (Output) -> Void) -> Nanoseconds? {
-        if let t = track.filter?.time, t - r.time > maxLateness { return t - r.time }
+        if let t = track.filter?.time, t.saturatingSubtract(r.time) > maxLateness { return t.saturatingSubtract(r.time) }
         health.lines += 1
         health.firstHeard = min(health.firstHeard, r.time)
         health.lastHeard = max(health.lastHeard, r.time)
@@ -52,9 +52,9 @@ extension TrackerContext {
         // tag moves): measurements closer together than that carry less than independent information,
         // so their variance is inflated by correlationTime / interval.
         let previous = track.anchors[a].lastHeard
-        track.pairInterval = previous == .min ? 0 : max(0, Double(r.time - previous) * 1e-9)
+        track.pairInterval = previous == .min ? 0 : max(0, r.time.seconds(since: previous))
         if previous != .min, config.correlationTime > 0 {
-            let interval = max(Double(r.time - previous) * 1e-9, 1e-4)
+            let interval = max(r.time.seconds(since: previous), 1e-4)
             let inflation = (max(1, config.correlationTime / interval)).squareRoot()
             observations.scaleStd(by: inflation)
         }
@@ -137,7 +137,7 @@ extension TrackerContext {
 
     /// Places (or re-places) a tag by multilateration over its recent observations.
     func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
-        let since = time - Nanoseconds(config.initWindow * 1e9)
+        let since = time.saturatingSubtract(Nanoseconds(saturatingSeconds: config.initWindow))
         let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
         // Every start below would be refused for the same reason (too few observations, anchors that
         // do not span): no fix, nothing changes. Most calls before a tag's first placement end here.
@@ -258,7 +258,7 @@ extension TrackerContext {
         let interval = outputInterval
         // A position is of the filter's time, which a late line does not move.
         let now = max(r.time, track.filter?.time ?? .min)
-        guard track.lastOutput == .min || now - track.lastOutput >= interval else { return }
+        guard track.lastOutput == .min || now.saturatingSubtract(track.lastOutput) >= interval else { return }
         if track.filter != nil {
             track.lastOutput = now
             let reported = track.filter!.reported()
@@ -295,7 +295,7 @@ extension TrackerContext {
     func makeEstimate(tag: String, nis: Double, motion: MotionState, anchors: [AnchorState],
                       filter f: TagFilter.Reported, consider: InlineArray<9, Double>?,
                       mirrorUndecided: Bool) -> PositionEstimate {
-        let since = f.time - anchorWindow
+        let since = f.time.saturatingSubtract(anchorWindow)
         let three = site.dimensions == 3
         // Reported covariance: the filter's, scaled by the running NIS when the innovations are larger
         // than the filter predicts (errors its model does not hold, such as NLOS that leaks into a

@@ -115,7 +115,7 @@ public struct SiteTracker: Sendable {
     @inline(__always)
     public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
         // The sweep runs once a second; the test for it is inlined into every event's path.
-        guard lastSweep == .min || now - lastSweep >= Self.sweepPeriod else { return }
+        guard lastSweep == .min || now.saturatingSubtract(lastSweep) >= Self.sweepPeriod else { return }
         sweep(now: now, emit: emit)
     }
 
@@ -125,7 +125,7 @@ public struct SiteTracker: Sendable {
     @inline(never)
     mutating func sweep(now: Nanoseconds, emit: (Output) -> Void) {
         lastSweep = now
-        let limit = now - Nanoseconds(config.tagTimeout * 1e9)
+        let limit = now.saturatingSubtract(Nanoseconds(saturatingSeconds: config.tagTimeout))
         let expired = tracks.all.filter { $0.1.lastSeen < limit && !$0.1.isSuspended }.map(\.0).sorted()
         for tag in expired {
             context.zoneHysteresis.exitAll(site: site.id, tag: tag, inside: tracks[tag]!.zonesInside, time: now, emit: emit)
@@ -252,11 +252,11 @@ final class TrackerContext: Sendable {
         anchorNumbers = NameIndex(site.anchors.map(\.id))
         zoneHysteresis = ZoneHysteresis(site: site, config: config)
         nlosParameters = PairNLOS.Parameters(config: config)
-        anchorWindow = Nanoseconds(config.anchorWindow * 1e9)
-        outputInterval = Nanoseconds(config.outputInterval * 1e9)
-        maxLateness = Nanoseconds(config.maxLateness * 1e9)
-        biasRoundInterval = Nanoseconds(config.biasRoundInterval * 1e9)
-        biasRetryInterval = Nanoseconds(config.biasRetryInterval * 1e9)
+        anchorWindow = Nanoseconds(saturatingSeconds: config.anchorWindow)
+        outputInterval = Nanoseconds(saturatingSeconds: config.outputInterval)
+        maxLateness = Nanoseconds(saturatingSeconds: config.maxLateness)
+        biasRoundInterval = Nanoseconds(saturatingSeconds: config.biasRoundInterval)
+        biasRetryInterval = Nanoseconds(saturatingSeconds: config.biasRetryInterval)
         biasMaxBlockedProbability = Float(config.biasMaxBlockedProbability)
         let b = site.bounds, m = config.boundsMargin
         let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))

@@ -67,7 +67,8 @@ public struct TagFilter: Sendable {
     ///   - accelerationNoise: spectral density of the white acceleration, m²/s³ per axis.
     public mutating func predict(to t: Nanoseconds, accelerationNoise q: Double) {
         guard t > time else { return }
-        let dt = Double(t - time) * 1e-9
+        // t > time: the difference fits in UInt64 whatever the two are.
+        let dt = Double(UInt64(bitPattern: t &- time)) * 1e-9
         time = t
         let d = dimensions
         // Straight-line code through pointers (`TagFilter+Kernels.swift`): the arithmetic of the 6×6

@@ -73,7 +73,7 @@ public struct TrajectorySmoother: Sendable {
                 continue
             }
             let cur = s[k].posterior
-            let dt = Double(next.time - s[k].time) * 1e-9
+            let dt = next.time.seconds(since: s[k].time)
             // G = P·Fᵀ restricted to the free indices: G[i][j] = cov(xᵢ, x⁻ⱼ).
             var g = [Double](repeating: 0, count: m * m)
             for (a, i) in idx.enumerated() {

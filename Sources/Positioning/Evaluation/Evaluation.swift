@@ -92,7 +92,7 @@ private struct Accumulator {
         case .firstEstimate: origin = estimates.first?.time ?? truth.first?.time
         }
         guard let origin else { return }
-        let start = origin + nanos(options.warmup)
+        let start = origin.saturatingAdd(nanos(options.warmup))
         let maxGap = nanos(options.maxTruthGap)
         let times = truth.map(\.time)
         for e in estimates where e.time >= start {
@@ -113,7 +113,7 @@ private struct Accumulator {
         for s in truth where s.time >= start && s.time <= end {
             while j + 1 < estimates.count && estimates[j + 1].time <= s.time { j += 1 }
             truthSamples += 1
-            if j >= 0 && s.time - estimates[j].time <= freshness { fresh += 1 }
+            if j >= 0 && s.time.saturatingSubtract(estimates[j].time) <= freshness { fresh += 1 }
         }
     }
 
@@ -123,7 +123,8 @@ private struct Accumulator {
     }
 }
 
-private func nanos(_ seconds: Double) -> Nanoseconds { Nanoseconds((seconds * 1e9).rounded()) }
+/// Seconds as nanoseconds, rounded, held at the ends of `Int64`.
+private func nanos(_ seconds: Double) -> Nanoseconds { Nanoseconds(saturatingSeconds: (seconds * 1e9).rounded() * 1e-9) }
 
 /// The truth position at `t` by linear interpolation between the neighbouring samples; nil outside the
 /// span or inside a gap longer than `maxGap`. A sample exactly at `t` is returned as is.
@@ -138,7 +139,8 @@ func interpolate(_ truth: [TruthSample], times: [Nanoseconds], at t: Nanoseconds
     if times[lo] == t { return truth[lo].position }
     guard lo > 0 else { return nil }
     let a = truth[lo - 1], b = truth[lo]
-    let gap = b.time - a.time
+    // Times come from files: the gap saturates (a gap beyond Int64 is beyond any maxGap).
+    let gap = b.time.saturatingSubtract(a.time)
     guard gap <= maxGap else { return nil }
     let f = Double(t - a.time) / Double(gap)
     return a.position + f * (b.position - a.position)
