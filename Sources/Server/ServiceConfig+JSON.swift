@@ -10,7 +10,7 @@ extension ServiceConfig {
                                   "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
                                   "maxConnectionsPerAddress", "maxTagsPerSite", "maxClockAhead", "maxClockBehind",
                                   "maxSubscriptionLength",
-                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout",
+                                  "maxSubscriptionItems", "maxRememberedTags", "ingestTokens", "feedTokens", "authTimeout",
                                   "retentionFullDays", "retentionKeepDays", "retentionInterval"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
@@ -99,6 +99,7 @@ extension ServiceConfig {
         if let v = try number("maxClockBehind") { maxClockBehind = v }
         if let v = try integer("maxSubscriptionLength", 0...Int.max) { maxSubscriptionLength = v }
         if let v = try integer("maxSubscriptionItems", 0...Int.max) { maxSubscriptionItems = v }
+        if let v = try integer("maxRememberedTags", 0...Int.max) { maxRememberedTags = v }
         if let v = try number("authTimeout") { authTimeout = v }
         if let v = object["ingestTokens"] { ingestTokens = try Self.tokens(v, key: "ingestTokens") }
         if let v = object["feedTokens"] { feedTokens = try Self.tokens(v, key: "feedTokens") }

@@ -73,7 +73,8 @@ public struct ServiceConfig: Sendable, Equatable {
     public var maxIngestConnections = 4096
     /// Feed clients connected at once (default 1024).
     public var maxFeedClients = 1024
-    /// Connections (ingest and feed together) from one IP address at once (default 2048).
+    /// Connections from one IP address at once, on each port: up to this many to the ingest port and as
+    /// many again to the feed port (default 2048), so gateways cannot lock dashboards out, nor the reverse.
     public var maxConnectionsPerAddress = 2048
     /// Tags one site tracks at once (default 100,000); lines that would start another are rejected
     /// as `too_many_tags`.
@@ -90,6 +91,10 @@ public struct ServiceConfig: Sendable, Equatable {
     public var maxSubscriptionLength = 65_536
     /// Most sites and tags one subscription may name (default 10,000).
     public var maxSubscriptionItems = 10_000
+    /// Most tags whose last position is remembered for the snapshot of new feed clients (default
+    /// 100,000). When full, a new tag's positions are still sent live but not remembered until a
+    /// remembered tag is forgotten (removed, or its position older than `tagTimeout` by the engine's clock).
+    public var maxRememberedTags = 100_000
 
     // Authentication.
     /// Tokens of the gateways; when any is set, an ingest connection's first line must be
@@ -161,6 +166,8 @@ public struct ServiceConfig: Sendable, Equatable {
                   "must be a finite number of seconds, not negative (0: no limit)")
         try check(maxSubscriptionLength >= 64, "maxSubscriptionLength", "must be at least 64 bytes")
         try check(maxSubscriptionItems >= 1, "maxSubscriptionItems", "must be at least 1")
+        try check(maxRememberedTags >= 0 && maxRememberedTags <= 10_000_000, "maxRememberedTags",
+                  "must be between 0 and 10000000 (0: no snapshot)")
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
