@@ -45,12 +45,12 @@ extension ServiceLoop {
 
     /// The client closed its side (`nc -N` after its subscription): an unfinished last line counts as
     /// a line, a client still waiting for its subscription gets everything, and a subscribed one reads
-    /// on; it is closed when a send fails or the socket hangs up. Waiting for `auth`, it is refused.
+    /// on; it is closed when a send fails or the socket hangs up. Waiting for `auth`, it is closed.
     private func inputEnded(_ c: FeedClient) {
         if !c.input.isEmpty { request(UnsafeRawBufferPointer(start: nil, count: 0), from: c, ended: true) }
         guard feeds[c.id] != nil, c.phase != .closingAfterFlush else { return }
         switch c.phase {
-        case .awaitingAuth: refuseUnauthenticated(c, verdict: .notAnAuthLine); return
+        case .awaitingAuth: closeFeed(c); return
         case .awaitingSubscription: activate(c, .all)
         case .active, .closingAfterFlush: break
         }
