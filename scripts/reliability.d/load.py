@@ -3,7 +3,7 @@ and 1 dashboard, against 1,000 gateways, and against 200 dashboards; and the CPU
 with 200 dashboards against a relay floor (a small C program that writes the same bytes to the same
 number of sockets, relay.c). Every figure is a ratio between phases of one run, so that a busy machine
 moves both sides."""
-import multiprocessing as mp, os, selectors, socket, struct, subprocess, time
+import multiprocessing as mp, os, selectors, shutil, socket, struct, subprocess, time
 from common import (Server, Verdicts, free_ports, percentile, say, simulate, stamp_join)
 
 RATE = 10_000          # offered ingest lines/s, every phase
@@ -262,7 +262,9 @@ def relay_floor(work, seconds, record_path, chunks):
     """The relay with SUBSCRIBERS reading dashboards, fed dashboard 0's recorded bytes at their pace.
     Returns (CPU seconds, lines delivered, dashboards result)."""
     binary = os.path.join(work, "relay")
-    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(HERE, "relay.c")], check=True)
+    # $CC, cc, or the clang of the Swift toolchain.
+    compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("clang")
+    subprocess.run([compiler, "-O2", "-o", binary, os.path.join(HERE, "relay.c")], check=True)
     sub_port, src_port = free_ports(2)
     relay = subprocess.Popen([binary, str(sub_port), str(src_port), str(SUBSCRIBERS)], stdout=subprocess.PIPE)
     relay.stdout.readline()
