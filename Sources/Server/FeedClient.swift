@@ -1,5 +1,6 @@
-/// One feed connection, owned by the event loop (never touched by another thread).
-final class FeedClient {
+/// One TCP feed connection, owned by the event loop (never touched by another thread): the socket and
+/// the request protocol on top of what `FeedHub` keeps for every subscriber.
+final class FeedClient: FeedSubscriber {
     /// Where the client is in its life.
     enum Phase: Equatable {
         /// Connected to a port with tokens; waits for `auth SECRET` until `deadline` (monotonic ns).
@@ -12,40 +13,25 @@ final class FeedClient {
         case closingAfterFlush
     }
 
-    let id: UInt64
     let socket: Socket
     /// `address:port` of the client.
     let peer: String
     var phase: Phase
     /// The token the client authenticated with (nil: none needed).
     var access: AccessToken?
-    var subscription = Subscription.all {
-        didSet {
-            kindMask = subscription.kinds.map { $0.reduce(0) { $0 | $1.bit } } ?? Subscription.Kind.allBits
-            sites = subscription.sites
-        }
-    }
-    /// The subscription's kinds as bits, and its sites, as `wants` reads them.
-    private var kindMask = Subscription.Kind.allBits
-    private var sites: Set<String>?
-    var queue = FeedQueue()
-    /// Lines queued by the snapshot, allowed on top of the queue limit.
-    var snapshotAllowance = 0
     /// Bytes of the client's request line, until its newline.
     var input: [UInt8] = []
-    /// True while write interest is registered (the socket was full).
-    var waitingForWritable = false
-    /// True when lines were queued since the last flush.
-    var dirty = false
-    /// Lines sent or queued, and dropped, for this client.
-    var linesQueued = 0
-    var linesDropped = 0
+    /// True when the client got everything because it sent no subscription line in time: a
+    /// subscription line that arrives later replaces it.
+    var subscribedByDefault = false
+    /// True once the client closed its side (it reads on; nothing more is read from it).
+    var inputClosed = false
 
     init(id: UInt64, socket: Socket, peer: String, phase: Phase) {
-        self.id = id
         self.socket = socket
         self.peer = peer
         self.phase = phase
+        super.init(id: id)
     }
 
     /// The deadline of the current waiting phase (authentication or subscription), if any.
@@ -56,42 +42,13 @@ final class FeedClient {
         }
     }
 
-    /// True when the subscription takes `kind` lines of `site`, whatever the tag: the live fan-out
-    /// checks the tag by where it found the client (`ServiceLoop.feedsByTag`). Reads two stored fields
-    /// in place, where `subscription.matches` copied the three sets: retains and releases per client
-    /// per line, which with 100 dashboards add up (the fan-out was about a tenth of the loop's time
-    /// under `scripts/reliability load`).
-    @inline(__always)
-    func wants(site: String, kind: Subscription.Kind) -> Bool {
-        kindMask & kind.bit != 0 && (sites?.contains(site) ?? true)
-    }
-
-    /// Queues a live line. - Returns: false when the queue is full and the policy is to disconnect.
-    func enqueue(_ line: [UInt8], limit: Int, policy: OverflowPolicy) -> Bool {
-        if queue.count >= limit + snapshotAllowance {
-            switch policy {
-            case .disconnect: return false
-            case .dropOldest:
-                queue.dropOldest()
-                linesDropped += 1
-                if snapshotAllowance > 0 { snapshotAllowance -= 1 }
-            }
-        }
-        queue.append(line)
-        linesQueued += 1
-        dirty = true
-        return true
-    }
-
     /// Sends as much as the socket takes. - Returns: `.blocked` when the socket is full.
-    func flush() throws(SystemError) -> FlushOutcome {
-        dirty = false
+    func flush(_ hub: FeedHub) throws(SystemError) -> FlushOutcome {
         while true {
-            let bytes = queue.pendingBytes()
+            let bytes = hub.pendingBytes(self)
             if bytes.isEmpty { return .done }
-            let result = try Syscall.send(socket.fd, bytes)
-            switch result {
-            case .done(let n): queue.consumed(n)
+            switch try Syscall.send(socket.fd, bytes) {
+            case .done(let n): hub.consumed(self, n)
             case .wouldBlock: return .blocked
             }
         }

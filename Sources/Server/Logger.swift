@@ -53,10 +53,26 @@ public struct Logger: Sendable {
     public func debug(_ m: String, _ f: KeyValuePairs<String, any CustomStringConvertible> = [:]) { log(.debug, m, f) }
 
     static func quoted(_ s: String, always: Bool) -> String {
-        let needs = always || s.isEmpty || s.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\n" }
+        let needs = always || s.isEmpty || s.unicodeScalars.contains {
+            $0 == " " || $0 == "\"" || $0 == "=" || $0.value < 0x20 || $0.value == 0x7f
+        }
         guard needs else { return s }
-        return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+        var out = "\""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where c.value < 0x20 || c.value == 0x7f:
+                // Control bytes (ESC, NUL…) from a client are written as `\xHH`, never raw to a terminal.
+                let hex = String(c.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out + "\""
     }
 
     /// UTC, millisecond precision, RFC 3339.

@@ -125,8 +125,18 @@ public final class Service: @unchecked Sendable {
         guard state == .running else { return [] }
         let box = PositionsBox()
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in box.value = Array(l.lastPositions.values); done.signal() }
+        loop.submit { l in box.value = l.hub.lastPositions.entries.values.map(\.estimate); done.signal() }
         _ = done.wait(timeout: .now() + 5)
+        return box.value
+    }
+
+    /// Lines waiting in each feed client's queue (read on the loop thread): the queue limit at work.
+    func feedQueuedLines() -> [Int] {
+        guard state == .running else { return [] }
+        let box = CountsBox()
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in box.value = l.feeds.values.map(\.queuedLines); done.signal() }
+        _ = done.wait(timeout: .now() + 60)
         return box.value
     }
 
@@ -172,3 +182,4 @@ public final class Service: @unchecked Sendable {
 /// write before the read, which is why it may be `@unchecked Sendable`).
 private final class StatsBox: @unchecked Sendable { var value = ServiceStats() }
 private final class PositionsBox: @unchecked Sendable { var value: [PositionEstimate] = [] }
+private final class CountsBox: @unchecked Sendable { var value: [Int] = [] }

@@ -11,7 +11,8 @@ extension ServiceConfig {
                                   "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
                                   "maxConnectionsPerAddress", "maxTagsPerSite", "maxClockAhead", "maxClockBehind",
                                   "maxSubscriptionLength",
-                                  "maxSubscriptionItems", "ingestTokens", "feedTokens", "authTimeout", "ingestIdleTimeout", "timestampPrecision",
+                                  "maxSubscriptionItems", "maxRememberedTags", "ingestTokens", "feedTokens", "authTimeout",
+                                  "ingestIdleTimeout", "timestampPrecision",
                                   "retentionFullDays", "retentionKeepDays", "retentionInterval"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
@@ -100,6 +101,7 @@ extension ServiceConfig {
         if let v = try number("maxClockBehind") { maxClockBehind = v }
         if let v = try integer("maxSubscriptionLength", 0...Int.max) { maxSubscriptionLength = v }
         if let v = try integer("maxSubscriptionItems", 0...Int.max) { maxSubscriptionItems = v }
+        if let v = try integer("maxRememberedTags", 0...Int.max) { maxRememberedTags = v }
         if let v = try number("authTimeout") { authTimeout = v }
         if let v = try number("ingestIdleTimeout") { ingestIdleTimeout = v }
         if let v = try string("timestampPrecision") {

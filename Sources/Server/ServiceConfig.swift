@@ -76,7 +76,8 @@ public struct ServiceConfig: Sendable, Equatable {
     public var maxIngestConnections = 4096
     /// Feed clients connected at once (default 1024).
     public var maxFeedClients = 1024
-    /// Connections (ingest and feed together) from one IP address at once (default 2048).
+    /// Connections from one IP address at once, on each port: up to this many to the ingest port and as
+    /// many again to the feed port (default 2048), so gateways cannot lock dashboards out, nor the reverse.
     public var maxConnectionsPerAddress = 2048
     /// Tags one site tracks at once (default 100,000); lines that would start another are rejected
     /// as `too_many_tags`.
@@ -93,6 +94,10 @@ public struct ServiceConfig: Sendable, Equatable {
     public var maxSubscriptionLength = 65_536
     /// Most sites and tags one subscription may name (default 10,000).
     public var maxSubscriptionItems = 10_000
+    /// Most tags whose last position is remembered for the snapshot of new feed clients (default
+    /// 100,000). When full, a new tag's positions are still sent live but not remembered until a
+    /// remembered tag is forgotten (removed, or its position older than `tagTimeout` by the engine's clock).
+    public var maxRememberedTags = 100_000
 
     // Authentication.
     /// Tokens of the gateways; when any is set, an ingest connection's first line must be
@@ -178,6 +183,8 @@ public struct ServiceConfig: Sendable, Equatable {
                   "must be between 64 and 16777216 bytes")
         try check(maxSubscriptionItems >= 1 && maxSubscriptionItems <= 10_000_000, "maxSubscriptionItems",
                   "must be between 1 and 10000000")
+        try check(maxRememberedTags >= 0 && maxRememberedTags <= 10_000_000, "maxRememberedTags",
+                  "must be between 0 and 10000000 (0: no snapshot)")
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
         try check(ingestIdleTimeout >= 0 && ingestIdleTimeout <= 86_400, "ingestIdleTimeout",
                   "must be between 0 and 86400 seconds (0: never)")

@@ -59,7 +59,7 @@ extension ServiceLoop {
                 logger.error("cannot watch a new connection", ["port": port.rawValue, "error": error])
                 continue
             }
-            connectionsByAddress[address, default: 0] += 1
+            if port == .feed { feedConnectionsByAddress[address, default: 0] += 1 } else { connectionsByAddress[address, default: 0] += 1 }
             keep(owner, token)
         }
     }
@@ -93,17 +93,23 @@ extension ServiceLoop {
         let open = port == .ingest ? sessions.count : feeds.count
         let limit = port == .ingest ? config.maxIngestConnections : config.maxFeedClients
         if open >= limit { return "the \(port.rawValue) port has its maximum of \(limit) connections; try later" }
-        if connectionsByAddress[address, default: 0] >= config.maxConnectionsPerAddress {
-            return "\(address) has its maximum of \(config.maxConnectionsPerAddress) connections; try later"
+        let fromAddress = (port == .feed ? feedConnectionsByAddress : connectionsByAddress)[address, default: 0]
+        if fromAddress >= config.maxConnectionsPerAddress {
+            return "\(address) has its maximum of \(config.maxConnectionsPerAddress) connections to the \(port.rawValue) port; try later"
         }
         return nil
     }
 
-    /// Forgets a closed connection in the per-address counts.
-    func released(peer: String) {
+    /// Forgets a closed connection in the per-address counts of its port.
+    func released(peer: String, port: Port = .ingest) {
         let address = Self.address(of: peer)
-        guard let n = connectionsByAddress[address] else { return }
-        connectionsByAddress[address] = n > 1 ? n - 1 : nil
+        if port == .feed {
+            guard let n = feedConnectionsByAddress[address] else { return }
+            feedConnectionsByAddress[address] = n > 1 ? n - 1 : nil
+        } else {
+            guard let n = connectionsByAddress[address] else { return }
+            connectionsByAddress[address] = n > 1 ? n - 1 : nil
+        }
     }
 
     /// The address part of `address:port`.

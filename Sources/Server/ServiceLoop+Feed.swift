@@ -26,6 +26,11 @@ extension ServiceLoop {
         if events & Poller.writable != 0 { flushFeed(c) }
         guard feeds[c.id] != nil, c.phase != .closingAfterFlush,
               events & (Poller.readable | Poller.hangup) != 0 else { return }
+        if c.inputClosed {
+            // Only a hang-up reaches a client whose input ended: its socket is gone both ways.
+            closeFeed(c)
+            return
+        }
         let result: IOResult<Int>
         do { result = try Syscall.read(c.socket.fd, readBuffer) } catch {
             closeFeed(c)
@@ -33,13 +38,37 @@ extension ServiceLoop {
         }
         switch result {
         case .wouldBlock: return
-        case .done(0): closeFeed(c)
+        case .done(0): inputEnded(c)
         case .done(let n): request(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), from: c)
         }
     }
 
+    /// The client closed its side (`nc -N` after its subscription): an unfinished last line counts as
+    /// a line, a client still waiting for its subscription gets everything, and a subscribed one reads
+    /// on; it is closed when a send fails or the socket hangs up. Waiting for `auth`, it is closed.
+    private func inputEnded(_ c: FeedClient) {
+        if !c.input.isEmpty { request(UnsafeRawBufferPointer(start: nil, count: 0), from: c, ended: true) }
+        guard feeds[c.id] != nil, c.phase != .closingAfterFlush else { return }
+        switch c.phase {
+        case .awaitingAuth: closeFeed(c); return
+        case .awaitingSubscription: activate(c, .all)
+        case .active, .closingAfterFlush: break
+        }
+        guard feeds[c.id] != nil, c.phase == .active else { return }
+        c.inputClosed = true
+        do { try poller.modify(c.socket.fd, token: c.id, writable: c.waitingForWritable, readable: false) } catch {
+            closeFeed(c)
+        }
+    }
+
     /// Handles what a feed client sent: its subscription line first, then `#stats` and `#anchors` requests.
-    private func request(_ bytes: UnsafeRawBufferPointer, from c: FeedClient) {
+    private func request(_ bytes: UnsafeRawBufferPointer, from c: FeedClient, ended: Bool = false) {
+        if ended {
+            let line = String(decoding: c.input, as: UTF8.self).trimmingCharacters(in: [" ", "\t", "\r"])
+            c.input.removeAll()
+            requestLine(line, from: c)
+            return
+        }
         for byte in bytes {
             guard c.phase != .closingAfterFlush else { return }
             if byte != UInt8(ascii: "\n") {
@@ -70,16 +99,22 @@ extension ServiceLoop {
             return
         }
         if line.hasPrefix("#stats") {
-            answer(c, line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
-                ? stats().lineProtocol(time: ServiceClock.wallNow())
-                : stats().commentLines)
+            answer(c, lines: 64) {
+                let lp = line.hasSuffix(" lp") || line.hasSuffix(" line-protocol")
+                if let sites = c.access?.sites { return siteStats(sites, lineProtocol: lp) }
+                return lp ? stats().lineProtocol(time: ServiceClock.wallNow()) : stats().commentLines
+            }
             return
         }
         if line == "#anchors" {
-            answer(c, anchorHealthLines(sites: c.access?.sites))
+            answer(c, lines: 1) { anchorHealthLines(sites: c.access?.sites) }
             return
         }
-        guard case .awaitingSubscription = c.phase else { return }   // later lines are ignored
+        switch c.phase {
+        case .awaitingSubscription: break
+        case .active where c.subscribedByDefault: break   // a subscription that came after the wait
+        default: return   // later lines are ignored
+        }
         do {
             activate(c, try Subscription.parse(line, maxItems: config.maxSubscriptionItems))
         } catch {
@@ -87,17 +122,38 @@ extension ServiceLoop {
         }
     }
 
-    /// Replies to a request; a client that asked before subscribing is closed after the reply.
-    private func answer(_ c: FeedClient, _ text: String) {
+    /// Replies to a request inside the client's queue limit (see `FeedHub.reply`); a client that asked
+    /// before subscribing is closed after the reply. `text` is made only when at least `lines` fit.
+    private func answer(_ c: FeedClient, lines: Int, _ text: () -> String) {
         if case .awaitingSubscription = c.phase {
-            reply(c, text, thenClose: true)
-        } else {
-            reply(c, text, thenClose: false)
+            reply(c, text(), thenClose: true)
+            return
         }
+        guard hub.hasRoom(c, lines: lines) else {
+            hub.refuseReply(c, lines: lines)
+            return
+        }
+        if hub.reply(c, text()) { flushFeed(c) }
     }
 
-    /// Starts the live feed for a client: queues the last position of every selected tag.
-    func activate(_ c: FeedClient, _ requested: Subscription) {
+    /// The `#stats` reply to a token restricted to `sites`: only the counters of those sites.
+    func siteStats(_ sites: Set<String>, lineProtocol: Bool) -> String {
+        let trackers = pipeline.engine.trackers.filter { sites.contains($0.key) }
+        let fields: [(String, Int)] = [
+            ("sites", trackers.count), ("tags", trackers.values.reduce(0) { $0 + $1.tagCount }),
+            ("anchors_silent", silentAnchors.filter { sites.contains($0.site) }.count),
+            ("positions_remembered", hub.lastPositions.entries.keys.filter { sites.contains($0.site) }.count),
+        ]
+        let uptime = Double(ServiceClock.monotonicNow() - startedMonotonic) * 1e-9
+        if lineProtocol {
+            return "sextant_stats " + (fields.map { "\($0.0)=\($0.1)i" } + ["uptime_seconds=\(uptime)"]).joined(separator: ",")
+                + " \(ServiceClock.wallNow())\n"
+        }
+        return fields.map { "# \($0.0)=\($0.1)\n" }.joined() + "# uptime_seconds=\(Int(uptime))\n# end\n"
+    }
+
+    /// Starts the live feed for a client: the last position of every selected tag, then its live lines.
+    func activate(_ c: FeedClient, _ requested: Subscription, byDefault: Bool = false) {
         var subscription = requested
         if let allowed = c.access?.sites {
             if let asked = subscription.sites {
@@ -111,29 +167,20 @@ extension ServiceLoop {
             }
         }
         awaitingFeeds.removeAll { $0 === c }
-        c.subscription = subscription
+        // A subscription that arrives after the wait replaces the default one, without a second snapshot.
+        let again = c.phase == .active
+        c.subscribedByDefault = byDefault
         c.phase = .active
-        if let tags = subscription.tags {
-            for t in tags { feedsByTag[t, default: []].append(c) }
+        if again {
+            if subscription != c.subscription { hub.subscribe(c, to: subscription, snapshot: false) }
         } else {
-            feedsForAnyTag.append(c)
+            hub.subscribe(c, to: subscription)
         }
-        var count = 0
-        if subscription.kinds?.contains(.position) ?? true {
-            let keys = lastPositions.keys.sorted { ($0.site, $0.tag) < ($1.site, $1.tag) }
-            for key in keys where subscription.matches(site: key.site, tag: key.tag, kind: .position) {
-                var bytes: [UInt8] = []
-                if OutputEncoder.append(.position(lastPositions[key]!), to: &bytes) {
-                    c.queue.append(bytes)
-                    count += 1
-                }
-            }
-        }
-        c.snapshotAllowance = count
-        if !c.dirty { c.dirty = true; dirtyFeeds.append(c) }
-        logger.info("feed client subscribed", ["conn": c.id, "snapshot": count,
-                                               "sites": subscription.sites.map { $0.sorted().joined(separator: ",") } ?? "*",
-                                               "tags": subscription.tags.map { $0.sorted().joined(separator: ",") } ?? "*"])
+        flushFeed(c)
+        logger.info(again ? "feed client subscribed after the wait" : "feed client subscribed",
+                    ["conn": c.id, "snapshot": c.snapshot?.keys.count ?? 0, "default": byDefault,
+                     "sites": subscription.sites.map { $0.sorted().joined(separator: ",") } ?? "*",
+                     "tags": subscription.tags.map { $0.sorted().joined(separator: ",") } ?? "*"])
     }
 
     /// Counts and logs a failed authentication (verdict nil: too late), answers `# error: …` and closes.
@@ -142,31 +189,18 @@ extension ServiceLoop {
         refuse(c, Self.message(for: verdict))
     }
 
-    /// Takes a client out of the live lists (it is closing).
-    func deactivate(_ c: FeedClient) {
-        guard c.phase == .active else { return }
-        if let tags = c.subscription.tags {
-            for t in tags {
-                feedsByTag[t]?.removeAll { $0 === c }
-                if feedsByTag[t]?.isEmpty == true { feedsByTag[t] = nil }
-            }
-        } else {
-            feedsForAnyTag.removeAll { $0 === c }
-        }
-    }
-
     /// Sends `# error: …` and closes after flushing.
     private func refuse(_ c: FeedClient, _ message: String) {
         reply(c, "# error: \(message)\n", thenClose: true)
     }
 
-    /// Queues text for a client outside the line limit; with `thenClose`, closes once it is sent.
+    /// Queues a last reply for a client (outside the line limit) and closes it once it is sent; or,
+    /// without `thenClose`, a reply inside the limit.
     private func reply(_ c: FeedClient, _ text: String, thenClose: Bool) {
-        c.queue.append(Array(text.utf8))
-        c.snapshotAllowance += 1
+        if thenClose { hub.detach(c) }   // no live line after the last reply
+        hub.reply(c, text, force: thenClose)
         if thenClose {
             awaitingFeeds.removeAll { $0 === c }
-            deactivate(c)
             c.phase = .closingAfterFlush
         }
         flushFeed(c)
@@ -175,12 +209,12 @@ extension ServiceLoop {
     /// Sends what a client has queued; watches for writability while its socket is full.
     func flushFeed(_ c: FeedClient) {
         do {
-            let blocked = try c.flush() == .blocked
+            let blocked = try c.flush(hub) == .blocked
             if !blocked && c.phase == .closingAfterFlush {
                 closeFeed(c)
                 return
             }
-            let readable = c.phase != .closingAfterFlush
+            let readable = c.phase != .closingAfterFlush && !c.inputClosed
             if blocked != c.waitingForWritable || !readable {
                 try poller.modify(c.socket.fd, token: c.id, writable: blocked, readable: readable)
                 c.waitingForWritable = blocked
@@ -192,11 +226,23 @@ extension ServiceLoop {
 
     func closeFeed(_ c: FeedClient) {
         guard feeds.removeValue(forKey: c.id) != nil else { return }
-        deactivate(c)
+        hub.unsubscribe(c)
         awaitingFeeds.removeAll { $0 === c }
         poller.remove(c.socket.fd)
         c.socket.close()
-        released(peer: c.peer)
-        logger.info("feed client disconnected", ["conn": c.id, "queued": c.linesQueued, "dropped": c.linesDropped])
+        released(peer: c.peer, port: .feed)
+        logger.info("feed client disconnected", ["conn": c.id, "queued": c.linesQueued, "dropped": c.linesDropped,
+                                                 "replies_dropped": c.repliesDropped])
+    }
+}
+
+/// Last positions kept for snapshots.
+extension ServiceLoop {
+    /// Once a second: forgets the last positions more than the tag timeout older than the engine's clock
+    /// (tags reloaded from the store and not heard again; removed tags are forgotten at once).
+    func forgetOldPositions() {
+        guard let now = engineNow else { return }
+        let (cutoff, overflow) = now.subtractingReportingOverflow(Int64(config.tagTimeout * 1e9))
+        if !overflow { hub.lastPositions.prune(before: cutoff) }
     }
 }

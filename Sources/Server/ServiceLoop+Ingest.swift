@@ -138,52 +138,17 @@ extension ServiceLoop {
         return line
     }
 
-    /// Sends an engine output to the history (positions, zone events) and to every matching feed
-    /// client, encoding the line once.
+    /// Sends an engine output to the history (positions, zone events) and to the feed hub.
     func route(_ output: Output) {
-        let site: String, tag: String, kind: Subscription.Kind
         switch output {
         case .position(let p):
-            site = p.site; tag = p.tag; kind = .position
-            lastPositions[TagKey(site: p.site, tag: p.tag)] = p
             if history != nil { pendingHistory.append(p) }
-        case .proximity(let s, let t, _, _, _, _):
-            site = s; tag = t; kind = .proximity
-        case .removed(let s, let t, _, _):
-            site = s; tag = t; kind = .removed
         case .zone(let s, let t, let z, let event, let time):
-            site = s; tag = t; kind = .zone
             history?.appendZoneEvent(site: s, tag: t, zone: z, event: event, time: time)
+        case .proximity, .removed:
+            break
         }
-        guard !feedsForAnyTag.isEmpty || !feedsByTag.isEmpty else { return }
-        var line: [UInt8]?
-        func offer(_ c: FeedClient) {
-            guard c.wants(site: site, kind: kind) else { return }   // the tag: by the list it is in
-            if line == nil {
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(240)
-                guard OutputEncoder.append(output, to: &bytes) else { return }
-                line = bytes
-            }
-            queue(line!, to: c)
-        }
-        // Clients that chose tags are found by one lookup of the tag; the others are each checked.
-        for c in feedsForAnyTag { offer(c) }
-        if !feedsByTag.isEmpty, let chosen = feedsByTag[tag] {
-            for c in chosen { offer(c) }
-        }
-    }
-
-    /// Queues a line for a client under the overflow policy, and marks the client for flushing.
-    func queue(_ line: [UInt8], to c: FeedClient) {
-        if !c.dirty { dirtyFeeds.append(c) }
-        let dropped = c.linesDropped
-        if c.enqueue(line, limit: config.feedQueueLines, policy: config.overflow) {
-            feedLinesQueued += 1
-            feedLinesDropped += c.linesDropped - dropped
-        } else if !overflowed.contains(where: { $0 === c }) {
-            overflowed.append(c)
-        }
+        hub.publish(output)
     }
 
     func flushReplies(_ s: IngestSession) {

@@ -31,29 +31,18 @@ final class ServiceLoop: @unchecked Sendable {
     let history: (any HistorySink)?
     var sessions: [UInt64: IngestSession] = [:]
     var feeds: [UInt64: FeedClient] = [:]
-    /// The clients receiving live lines (phase `active`), indexed for `route`: those whose subscription
-    /// names tags, by tag, and the others (every tag). With a hundred dashboards that each follow a few tags, a position is
-    /// then one lookup instead of a hundred subscription checks.
-    var feedsByTag: [String: [FeedClient]] = [:]
-    var feedsForAnyTag: [FeedClient] = []
+    /// Subscriptions, queues, snapshots and last positions of the feed clients.
+    let hub: FeedHub
     /// Clients waiting for their subscription line.
     var awaitingFeeds: [FeedClient] = []
-    /// Clients with newly queued lines, flushed at the end of each loop turn.
-    var dirtyFeeds: [FeedClient] = []
-    /// Clients whose queue overflowed under the `disconnect` policy, closed at the end of the turn.
-    var overflowed: [FeedClient] = []
     /// Positions of this loop turn, handed to the history at the end of the turn (one lock a turn).
     var pendingHistory: [PositionEstimate] = []
-    /// The last position of every tag seen (reloaded from the store at start).
-    var lastPositions: [TagKey: PositionEstimate] = [:]
     var nextToken: UInt64 = 3
     /// Counters not kept by the pipeline.
     var linesIn = 0
     var partialLinesDropped = 0
     var ingestTotal = 0
     var feedTotal = 0
-    var feedLinesQueued = 0
-    var feedLinesDropped = 0
     var feedDisconnected = 0
     /// Connections refused by a limit, and failed authentications.
     var connectionsRefused = 0
@@ -63,8 +52,10 @@ final class ServiceLoop: @unchecked Sendable {
     var authBackoffRefused = 0
     var lastAuthFailureLog: Int64 = 0
     var authFailuresNotLogged = 0
-    /// Open connections (ingest and feed) per IP address.
+    /// Open connections per IP address, on each port (separate budgets: gateways from an address
+    /// cannot lock its dashboards and `sextant status` out of the feed port, nor the reverse).
     var connectionsByAddress: [String: Int] = [:]
+    var feedConnectionsByAddress: [String: Int] = [:]
     var lastRefusalLog: Int64 = 0
     /// Listeners not polled until the given monotonic time (accept ran out of descriptors).
     var pausedListeners: [(Socket, UInt64, Int64)] = []
@@ -95,7 +86,8 @@ final class ServiceLoop: @unchecked Sendable {
         poller = try Poller()
         pipeline = Pipeline(sites: sites, config: config.engine, timestamps: .requireTimestamp,
                             maxLineLength: config.maxLineLength)
-        for p in lastPositions { self.lastPositions[TagKey(site: p.site, tag: p.tag)] = p }
+        hub = FeedHub(limit: config.feedQueueLines, policy: config.overflow, rememberedTags: config.maxRememberedTags)
+        for p in lastPositions { hub.lastPositions.record(p) }
     }
 
     deinit { readBuffer.deallocate() }
@@ -180,7 +172,7 @@ final class ServiceLoop: @unchecked Sendable {
                 feedEvent(c, events: Poller.readable)
                 guard feeds[c.id] != nil else { continue }
                 switch c.phase {
-                case .awaitingSubscription(let d) where d <= now: activate(c, .all)
+                case .awaitingSubscription(let d) where d <= now: activate(c, .all, byDefault: true)
                 case .awaitingAuth(let d) where d <= now: refuseUnauthenticated(c, verdict: nil)
                 default: break
                 }
@@ -189,6 +181,7 @@ final class ServiceLoop: @unchecked Sendable {
         if now - lastSweep >= 1_000_000_000 {
             lastSweep = now
             idleSweep(now: now)
+            forgetOldPositions()
             if config.ingestTokens.isRequired { closeUnauthenticatedGateways(now: now) }
             else if config.ingestIdleTimeout > 0 { closeIdleGateways(now: now) }
             authBackoff.forgetOld(now: now)
@@ -212,23 +205,15 @@ final class ServiceLoop: @unchecked Sendable {
             history?.append(contentsOf: pendingHistory)
             pendingHistory.removeAll(keepingCapacity: true)
         }
-        if !overflowed.isEmpty {
-            for c in overflowed where feeds[c.id] != nil {
-                feedDisconnected += 1
-                logger.warning("feed client too slow; disconnected", ["client": c.id, "queued": c.queue.count])
-                closeFeed(c)
-            }
-            overflowed.removeAll()
+        for s in hub.takeOverflowed() where feeds[s.id] != nil {
+            feedDisconnected += 1
+            logger.warning("feed client too slow; disconnected", ["client": s.id, "queued": s.queuedLines])
+            closeFeed(unsafeDowncast(s, to: FeedClient.self))
         }
-        if !dirtyFeeds.isEmpty {
-            let list = dirtyFeeds
-            dirtyFeeds.removeAll(keepingCapacity: true)
-            for c in list where feeds[c.id] != nil {
-                // A client whose socket is full is flushed when the poller says it is writable again;
-                // trying now would only cost a failed send per chunk.
-                if c.waitingForWritable { c.dirty = false; continue }
-                flushFeed(c)
-            }
+        // A client whose socket is full is flushed when the poller says it is writable again (the hub
+        // skips it): trying now would only cost a failed send.
+        hub.forEachToFlush { s in
+            if feeds[s.id] != nil { flushFeed(unsafeDowncast(s, to: FeedClient.self)) }
         }
     }
 
@@ -247,8 +232,12 @@ final class ServiceLoop: @unchecked Sendable {
         s.ingestConnectionsTotal = ingestTotal
         s.feedClients = feeds.count
         s.feedClientsTotal = feedTotal
-        s.feedLinesQueued = feedLinesQueued
-        s.feedLinesDropped = feedLinesDropped
+        s.feedLinesQueued = hub.linesQueued
+        s.feedLinesDropped = hub.linesDropped
+        s.feedRepliesDropped = hub.repliesDropped
+        s.feedSends = hub.sends
+        s.positionsRemembered = hub.lastPositions.count
+        s.positionsNotRemembered = hub.lastPositions.refused
         s.feedClientsDisconnected = feedDisconnected
         s.connectionsRefused = connectionsRefused
         s.authFailures = authFailures
@@ -284,7 +273,7 @@ final class ServiceLoop: @unchecked Sendable {
         let deadline = ServiceClock.monotonicNow() + 500_000_000
         var open = Array(feeds.values)
         while !open.isEmpty && ServiceClock.monotonicNow() < deadline {
-            open = open.filter { c in ((try? c.flush()) ?? .done) == .blocked }
+            open = open.filter { c in ((try? c.flush(hub)) ?? .done) == .blocked }
             if !open.isEmpty { usleep(5_000) }
         }
         for c in Array(feeds.values) { closeFeed(c) }

@@ -23,6 +23,14 @@ public struct ServiceStats: Sendable, Equatable {
     public var feedLinesQueued = 0
     /// Lines dropped from full feed queues.
     public var feedLinesDropped = 0
+    /// `#stats` and `#anchors` replies not queued because the client's queue was full (policy drop-oldest).
+    public var feedRepliesDropped = 0
+    /// Socket writes that sent feed bytes.
+    public var feedSends = 0
+    /// Tags whose last position is remembered for snapshots, and positions of new tags not remembered
+    /// because `maxRememberedTags` were.
+    public var positionsRemembered = 0
+    public var positionsNotRemembered = 0
     /// Feed clients closed because their queue overflowed (policy `disconnect`).
     public var feedClientsDisconnected = 0
     /// Connections refused by a limit (`maxIngestConnections`, `maxFeedClients`, `maxConnectionsPerAddress`).
@@ -61,7 +69,9 @@ public struct ServiceStats: Sendable, Equatable {
             ("partial_lines_dropped", partialLinesDropped), ("ingest_connections", ingestConnections),
             ("ingest_connections_total", ingestConnectionsTotal), ("feed_clients", feedClients),
             ("feed_clients_total", feedClientsTotal), ("feed_lines_queued", feedLinesQueued),
-            ("feed_lines_dropped", feedLinesDropped), ("feed_clients_disconnected", feedClientsDisconnected),
+            ("feed_lines_dropped", feedLinesDropped), ("feed_replies_dropped", feedRepliesDropped), ("feed_sends", feedSends),
+            ("feed_clients_disconnected", feedClientsDisconnected),
+            ("positions_remembered", positionsRemembered), ("positions_not_remembered", positionsNotRemembered),
             ("connections_refused", connectionsRefused), ("auth_failures", authFailures),
             ("auth_backoff_refused", authBackoffRefused),
             ("tags", tags), ("sites", sites), ("anchors_silent", anchorsSilent), ("history_rows_written", historyRowsWritten),

@@ -6,9 +6,9 @@
 ///
 /// Parts are separated by spaces, in any order; values by commas. A blank line, a bare `subscribe`, or
 /// nothing at all within the subscription wait means everything.
-public struct Subscription: Sendable, Equatable {
+public struct Subscription: Sendable, Hashable {
     /// The kinds of feed line.
-    public enum Kind: String, Sendable, CaseIterable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         case position, proximity, removed, zone
     }
 

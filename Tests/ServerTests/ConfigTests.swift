@@ -60,15 +60,6 @@ import Testing
         #expect(throws: SubscriptionError.self) { try Subscription.parse("hello") }
     }
 
-    @Test func feedQueueDropsOldestWholeLinesWithAMarker() {
-        var q = FeedQueue()
-        for i in 0..<10 { q.append(Array("line \(i)\n".utf8)) }
-        for _ in 0..<3 { q.dropOldest() }
-        let text = String(decoding: q.pendingBytes(), as: UTF8.self)
-        #expect(text.hasPrefix("# dropped 3 lines\nline 3\n"))
-        #expect(text.hasSuffix("line 9\n"))
-    }
-
     @Test("the example configurations in deploy/ are valid")
     func deployExamples() throws {
         let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

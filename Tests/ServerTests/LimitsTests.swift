@@ -5,25 +5,40 @@ import Wire
 @testable import Server
 
 @Suite(.serialized) struct LimitsTests {
-    @Test("connections over the per-address limit are refused with a reason, and admitted again once one closes")
+    @Test("connections over the per-address limit of a port are refused with a reason, and admitted again once one closes")
     func perAddress() throws {
         let t = try TestService { $0.maxConnectionsPerAddress = 2 }
         defer { t.stop() }
         let a = try t.gateway()
+        let a2 = try t.gateway()
         let b = try t.feed("subscribe")
-        #expect(t.waitFor { $0.ingestConnections == 1 && $0.feedClients == 1 }.feedClients == 1)
+        #expect(t.waitFor { $0.ingestConnections == 2 && $0.feedClients == 1 }.feedClients == 1)
         let c = LineReader(try t.gateway())
-        #expect(c.lines(timeout: 3) == ["# error: 127.0.0.1 has its maximum of 2 connections; try later"])
+        #expect(c.lines(timeout: 3) == ["# error: 127.0.0.1 has its maximum of 2 connections to the ingest port; try later"])
         #expect(c.closed)
         #expect(t.waitFor { $0.connectionsRefused == 1 }.connectionsRefused == 1)
         a.close()
-        #expect(t.waitFor { $0.ingestConnections == 0 }.ingestConnections == 0)
+        #expect(t.waitFor { $0.ingestConnections == 1 }.ingestConnections == 1)
         let d = try t.gateway()
         try d.writeAll(Array(oneRange.utf8))
         let s = t.waitFor { $0.eventsApplied == 1 }
         #expect(s.eventsApplied == 1)
         #expect(s.connectionsRefused == 1)
-        withExtendedLifetime(b) {}
+        withExtendedLifetime((a2, b)) {}
+    }
+
+    @Test("gateways at the per-address limit do not lock the feed port and `status` out of that address")
+    func perAddressBudgetsArePerPort() throws {
+        let t = try TestService { $0.maxConnectionsPerAddress = 2 }
+        defer { t.stop() }
+        let gateways = [try t.gateway(), try t.gateway()]
+        #expect(t.waitFor { $0.ingestConnections == 2 }.ingestConnections == 2)
+        let text = try StatsClient.request(host: "127.0.0.1", port: t.service.feedPort)
+        #expect(text.contains("# ingest_connections=2\n"))
+        let feed = try t.feed("subscribe")
+        #expect(t.waitFor { $0.feedClients == 1 }.feedClients == 1)
+        #expect(t.service.stats().connectionsRefused == 0)
+        withExtendedLifetime((gateways, feed)) {}
     }
 
     @Test("the ingest and feed ports each refuse connections over their total")
