@@ -124,18 +124,6 @@ def kernel_time(ancillary):
     return None
 
 
-SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)    # Linux; Python does not name it
-
-
-def kernel_time(ancillary):
-    """The receive time (Unix ns) in a recvmsg's SCM_TIMESTAMPNS, or None."""
-    for level, kind, data in ancillary:
-        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
-            seconds, nanoseconds = struct.unpack("qq", data[:16])
-            return seconds * 1_000_000_000 + nanoseconds
-    return None
-
-
 def dashboards(port, plan, windows, end_at, out, record=None):
     """plan: [(start time, dashboards)]: the number of reading `kinds=position` dashboards from then on.
     Dashboard 0 parses every line: latency = its kernel receive time (SO_TIMESTAMPNS) - the position's
