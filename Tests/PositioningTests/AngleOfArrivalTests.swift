@@ -50,6 +50,25 @@ import Numerics
         #expect((p.position - truth).horizontalNorm < 0.05)
     }
 
+    @Test func threeAoAAnchorsPlaceATagIn3D() throws {
+        var site = Self.room(corners: [Vec3(0.2, 0.2, 2.7), Vec3(11.8, 0.2, 2.7), Vec3(11.8, 5.8, 2.7)])
+        site.dimensions = 3
+        site.tagHeight = nil
+        var engine = Engine(sites: [site])
+        let truth = Vec3(7, 2.5, 0.9)
+        var last: PositionEstimate?
+        let ms: Nanoseconds = 1_000_000
+        for k in 0..<60 {
+            let a = k % 3, b = Self.bearing(site, a, truth)
+            let r = Ranging(site: site.id, anchor: site.anchors[a].id, tag: "t", distance: nil,
+                            direction: .angles(azimuth: b.az, elevation: b.el), time: Nanoseconds(k) * 50 * ms)
+            try engine.handle(.ranging(r)) { if case .position(let p) = $0 { last = p } }
+        }
+        let p = try #require(last)
+        // Noise-free bearings: within 5 cm in 3-D.
+        #expect((p.position - truth).norm < 0.05)
+    }
+
     @Test func theBearingGuessIntersectsTheRays() throws {
         let site = Self.room()
         let truth = Vec3(8, 2, 1.2)

@@ -125,14 +125,13 @@ public struct BiasLearner: Sendable, Equatable {
     /// any round, the prior's: σ 0.1 rad).
     public func angleCorrection(anchor a: Int) -> AngleCorrection {
         guard angleBase != nil else { return AngleCorrection() }
-        var c = AngleCorrection()
-        for elevation in [false, true] {
-            let s = angleSlot(anchor: a, elevation: elevation)
-            let offset = bias[s]
-            let variance = offset != 0 && !covariance.isEmpty ? covariance[s * n + s]
-                : estimate[s] * estimate[s] + self.variance[s]
-            if elevation { c.elevation = offset; c.elevationVariance = variance } else { c.azimuth = offset; c.azimuthVariance = variance }
+        func part(_ s: Int) -> (offset: Double, variance: Double) {
+            bias[s] != 0 && !covariance.isEmpty ? (bias[s], covariance[s * n + s])
+                : (bias[s], estimate[s] * estimate[s] + variance[s])
         }
+        var c = AngleCorrection()
+        (c.azimuth, c.azimuthVariance) = part(angleSlot(anchor: a, elevation: false))
+        (c.elevation, c.elevationVariance) = part(angleSlot(anchor: a, elevation: true))
         return c
     }
 
