@@ -50,6 +50,17 @@ import Numerics
         #expect((p.position - truth).horizontalNorm < 0.05)
     }
 
+    @Test func anAoALinesDistanceIsNotReported() throws {
+        let site = Self.room()
+        var engine = Engine(sites: [site])
+        var outputs: [Output] = []
+        // One azimuth cannot place the tag; the line's distance gives no proximity line.
+        let r = Ranging(site: site.id, anchor: "L1", tag: "t", distance: 3, direction: .angles(azimuth: 0.1, elevation: nil),
+                        time: 1_000_000_000)
+        try engine.handle(.ranging(r)) { outputs.append($0) }
+        #expect(outputs.isEmpty, "\(outputs)")
+    }
+
     @Test func threeAoAAnchorsPlaceATagIn3D() throws {
         var site = Self.room(corners: [Vec3(0.2, 0.2, 2.7), Vec3(11.8, 0.2, 2.7), Vec3(11.8, 5.8, 2.7)])
         site.dimensions = 3

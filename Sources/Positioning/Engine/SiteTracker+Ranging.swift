@@ -81,7 +81,8 @@ extension TrackerContext {
                 }
             }
         }
-        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, learner: &learner, smoother: &smoother,
+        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, technology: tech, learner: &learner,
+                  smoother: &smoother,
                   emit: emit)
         return nil
     }
@@ -117,7 +118,8 @@ extension TrackerContext {
                           learnedBias learned: Double, angles: AngleCorrection,
                           into out: inout LineObservations) {
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
-        // Angle-of-arrival locators measure no distance: one on their line is not used.
+        // Angle-of-arrival locators measure no distance: one on their line is not used (nor reported
+        // as a proximity line, `emitIfDue`).
         if let d = r.distance, technology != .aoa {
             let std = Anchor.rangeStd(line: r.std, calibrated: site.anchors[a].rangeStd, technology: technology)
             out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
@@ -269,7 +271,7 @@ extension TrackerContext {
     /// learner is only read; it is passed `inout` because a value taken from the caller's `inout` was
     /// copied on every line (about 60 instructions of `memcpy` and retains), emitted or not.
     @inline(__always)
-    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
+    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int, technology: Technology,
                    learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
         let interval = outputInterval
         // A position is of the filter's time, which a late line does not move.
@@ -285,7 +287,7 @@ extension TrackerContext {
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
             smoother?.markEmitted(tag: tag, estimate: estimate, consider: consider)
-        } else if let d = r.distance {
+        } else if let d = r.distance, technology != .aoa {
             track.lastOutput = r.time
             var azimuth: Double? = nil
             if case .angles(let az?, _)? = r.direction { azimuth = az }
