@@ -9,6 +9,7 @@ enum Accuracy {
         HallAccuracy.run(quick: quick)
         SimulatedAccuracy.runSparse(quick: quick)
         PlanarAccuracy.run(quick: quick)
+        BearingAccuracy.run(quick: quick)
         SmoothingAccuracy.run(lias: lias.first { $0.run == "fast" }, simSite: sim.site, sim: sim.outcome)
         var table = Table("== 6. Honest uncertainty: share of errors inside the reported 95 % region, every scenario above ==",
                           columns: ["scenario", "cov95", "target", "verdict"])

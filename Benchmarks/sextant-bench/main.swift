@@ -12,6 +12,7 @@ let help = """
       throughput   2,000 tags × 16 anchors 3-D stream through decode → filters → encode, on one core;
                    NumPy EKF baseline; memory per tag
       all          both
+      bearing      only the direction-only room of `accuracy` (section 4c)
       stream DIR   write the throughput stream (DIR/hall.lp) and its site map (DIR/hall.json), for
                    profiling with `sextant replay` (`--quick`: the 5 s stream)
 
@@ -54,7 +55,7 @@ if args.count == 2, args[0] == "stream" {
     Throughput.writeStream(to: args[1], quick: quick)
     exit(0)
 }
-guard args.count == 1, ["accuracy", "throughput", "all"].contains(args[0]) else {
+guard args.count == 1, ["accuracy", "throughput", "all", "bearing"].contains(args[0]) else {
     FileHandle.standardError.write(Data("sextant-bench: unknown arguments \(args.joined(separator: " ")); see --help\n".utf8))
     exit(64)
 }
@@ -62,4 +63,5 @@ let command = args[0]
 Machine.printHeader(quick: quick)
 if command == "accuracy" || command == "all" { Accuracy.run(quick: quick) }
 if command == "throughput" || command == "all" { Throughput.run(quick: quick) }
+if command == "bearing" { BearingAccuracy.run(quick: quick) }
 Verdicts.printSummary()

@@ -6,12 +6,16 @@ public enum Technology: String, Sendable, Hashable, CaseIterable {
     case uwb
     /// Bluetooth Channel Sounding: cheaper, several times noisier than UWB.
     case cs
+    /// Bluetooth 5.1 angle of arrival (u-blox, Silicon Labs, Quuppa-class locators): azimuth and
+    /// elevation, no distance. A distance on an `aoa` line is not used.
+    case aoa
 
     /// Default 1-σ range noise in metres when neither the line nor the site gives one.
     public var defaultRangeStd: Double {
         switch self {
         case .uwb: 0.10
         case .cs: 0.45
+        case .aoa: 2.0    // not used: `aoa` lines give no distance
         }
     }
 
@@ -20,6 +24,8 @@ public enum Technology: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .uwb: 0.09   // about 5°
         case .cs: 0.26    // about 15°
+        case .aoa: 0.087  // 5°: the random error locator vendors state in line of sight; their
+                          // persistent per-locator error is learned (`BiasLearner`'s angle slots)
         }
     }
 }

@@ -7,7 +7,7 @@ public import Numerics
 public import Positioning
 
 /// The expected accuracy at one place: what one round of measurements (one range from every anchor in
-/// range, plus the azimuth and elevation of oriented UWB anchors that see the place) can tell.
+/// range, plus the azimuth and elevation of oriented UWB and `aoa` anchors that see the place) can tell.
 public struct CellAccuracy: Sendable, Equatable {
     /// 1-σ horizontal radius in metres, `sqrt((σx² + σy²) / 2)` (the engine's `sigma`) from the
     /// Cramér–Rao bound; `.infinity` where no fix is possible.
@@ -58,10 +58,14 @@ public struct CoverageModel: Sendable, Equatable {
             let v = p - a.position
             let d = v.norm
             guard d > 1e-6, let tech = technology(of: a, distance: d) else { continue }
-            out.append(Observation(kind: .range, anchor: i, anchorPosition: a.position, value: d,
-                                   std: rangeStd(a, tech), time: 0))
-            // Directions: oriented UWB anchors, inside their field of view (as the simulator sends them).
-            guard tech == .uwb, let o = a.orientation, a.seesDirection(v) else { continue }
+            // Angle-of-arrival locators measure no distance.
+            if tech != .aoa {
+                out.append(Observation(kind: .range, anchor: i, anchorPosition: a.position, value: d,
+                                       std: rangeStd(a, tech), time: 0))
+            }
+            // Directions: oriented UWB and `aoa` anchors, inside their field of view (as the simulator
+            // sends them).
+            guard tech != .cs, let o = a.orientation, a.seesDirection(v) else { continue }
             let toAnchor = o.rotation.transposed
             for kind in [Observation.Kind.azimuth, .elevation] {
                 var obs = Observation(kind: kind, anchor: i, anchorPosition: a.position, toAnchor: toAnchor,

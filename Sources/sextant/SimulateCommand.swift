@@ -10,8 +10,8 @@ enum SimulateCommand {
 
         Writes a realistic synthetic ingest stream for a site: tags walking and stopping (with motion
         hints), asynchronous ranging of every anchor-tag pair in range, per-technology noise, directions
-        inside oriented UWB anchors' field of view, NLOS-biased ranges, gross outliers, and dropped
-        sessions. The ground truth goes to the --truth CSV (t_ns,site,tag,x,y,z).
+        inside oriented UWB and aoa anchors' field of view (aoa: directions only), NLOS-biased ranges,
+        gross outliers, and dropped sessions. The ground truth goes to the --truth CSV (t_ns,site,tag,x,y,z).
 
         With --anchor-ranges N, writes anchor-to-anchor ranges instead, for 'sextant survey calibrate':
         N ranging lines per pair of anchors that share a technology and are at most --max-range apart

@@ -57,7 +57,7 @@ struct RefusalCase: Sendable, CustomTestStringConvertible {
         RefusalCase(name: "position NaN string", json: withAnchor(#""position": [1, "NaN", 3]"#), item: .anchor("A1"), field: "position[1]", says: "must be a number"),
         RefusalCase(name: "technologies missing", json: siteJSON(anchors: [#"{"id": "A1", "position": [1, 1, 3]}"#]), item: .anchor("A1"), field: "technologies", says: "is missing"),
         RefusalCase(name: "empty technologies", json: siteJSON(anchors: [#"{"id": "A1", "position": [1, 1, 3], "technologies": []}"#]), item: .anchor("A1"), field: "technologies", says: "must not be empty"),
-        RefusalCase(name: "unknown technology", json: siteJSON(anchors: [#"{"id": "A1", "position": [1, 1, 3], "technologies": ["uwb", "wifi"]}"#]), item: .anchor("A1"), field: "technologies", says: "unknown technology 'wifi' (known: uwb, cs)"),
+        RefusalCase(name: "unknown technology", json: siteJSON(anchors: [#"{"id": "A1", "position": [1, 1, 3], "technologies": ["uwb", "wifi"]}"#]), item: .anchor("A1"), field: "technologies", says: "unknown technology 'wifi' (known: uwb, cs, aoa)"),
         RefusalCase(name: "technology repeated", json: siteJSON(anchors: [#"{"id": "A1", "position": [1, 1, 3], "technologies": ["cs", "cs"]}"#]), item: .anchor("A1"), field: "technologies", says: "lists 'cs' more than once"),
         RefusalCase(name: "orientation without pitch", json: withAnchor(#""orientation": {"yaw": 10, "roll": 0}"#), item: .anchor("A1"), field: "orientation.pitch", says: "is missing"),
         RefusalCase(name: "orientation without yaw", json: withAnchor(#""orientation": {"pitch": 10, "roll": 0}"#), item: .anchor("A1"), field: "orientation.yaw", says: "is missing"),

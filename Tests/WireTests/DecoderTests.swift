@@ -149,7 +149,7 @@ struct DecoderTests {
         #expect(rejection("motion,site=S,tag=T state=1i 1")?.message
                 == "line 7: field 'state' must be a string, not an integer")
         #expect(rejection("ranging,site=S,anchor=A,tag=T,tech=wifi distance=1 1")?.message
-                == "line 7: 'tech' has unknown value 'wifi' (expected uwb or cs)")
+                == "line 7: 'tech' has unknown value 'wifi' (expected uwb or cs or aoa)")
         #expect(rejection("position,site=S x=1 1")?.reason == .unknownMeasurement("position"))
         #expect(rejection("m,t= f=1 1")?.message == "line 7: malformed line: tag 't' has an empty value (column 5)")
     }

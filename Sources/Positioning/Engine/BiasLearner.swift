@@ -1,5 +1,14 @@
 internal import Numerics
 
+/// A bearing's correction by the learned angle offsets of its anchor (`BiasLearner.angleCorrection`).
+public struct AngleCorrection: Sendable, Equatable {
+    /// Offsets subtracted from the measured azimuth and elevation, radians.
+    public var azimuth = 0.0, elevation = 0.0
+    /// Variances added to the bearing's σ², rad².
+    public var azimuthVariance = 0.0, elevationVariance = 0.0
+    public init() {}
+}
+
 /// Online estimation of each anchor's range bias from the residuals of well-placed tags.
 ///
 /// Real ranging is biased (antenna delay, cables, walls): an uncalibrated site sees every range of an
@@ -58,6 +67,12 @@ public struct BiasLearner: Sendable, Equatable {
     let maxBias: Double
     /// Prior information on each bias (1/m²): a weak pull toward zero for slots with little data.
     let prior = 1.0 / (0.5 * 0.5)
+    /// Prior information on each angle offset (1/rad²): σ 0.1 rad (about 6°), the order of a locator's
+    /// mounting and antenna-array error. It is also the offset's uncertainty before any round.
+    let anglePrior = 1.0 / (0.1 * 0.1)
+    /// Per slot, the variance of the estimate from the diagonal of the information and prior (times
+    /// the variance factor) at the last solve; the prior's before the first.
+    public private(set) var variance: [Double]
     /// A learned bias is applied once it exceeds this many standard errors.
     let significance = 3.0
     /// The omnibus test's threshold, as a standard-normal quantile: 3.09 is a false alarm in 1,000 solves.
@@ -71,8 +86,18 @@ public struct BiasLearner: Sendable, Equatable {
         return k * t * t * t
     }
 
-    init(anchorCount: Int, config: EngineConfig) {
-        n = anchorCount * 2
+    /// The first angle slot when the site has `aoa` anchors (see `angleSlot`), nil otherwise.
+    public let angleBase: Int?
+
+    /// - Parameter angleSlots: also learn a persistent azimuth and elevation offset (radians) per
+    ///   anchor, in slots after the range slots, from rounds of angle residuals (`teachAngleBiases`).
+    ///   Their rows are weighed by 1/σ² like the ranges', so the tests and the variance factor are
+    ///   unitless and shared; a site without `aoa` anchors has no angle slots.
+    init(anchorCount: Int, config: EngineConfig, angleSlots: Bool = false) {
+        angleBase = angleSlots ? anchorCount * 2 : nil
+        n = anchorCount * (angleSlots ? 4 : 2)
+        let rangeSlots = anchorCount * 2, angleVariance = 1 / anglePrior, rangeVariance = 1 / prior
+        variance = (0..<n).map { angleSlots && $0 >= rangeSlots ? angleVariance : rangeVariance }
         bias = Array(repeating: 0, count: n)
         estimate = Array(repeating: 0, count: n)
         samples = Array(repeating: 0, count: n)
@@ -86,6 +111,28 @@ public struct BiasLearner: Sendable, Equatable {
 
     @inlinable static func slot(anchor: Int, technology: Technology) -> Int {
         anchor * 2 + (technology == .uwb ? 0 : 1)
+    }
+
+    /// The slot of anchor `a`'s azimuth (or elevation) offset; only on a learner with angle slots.
+    @inline(__always) func angleSlot(anchor a: Int, elevation: Bool) -> Int {
+        angleBase! + a * 2 + (elevation ? 1 : 0)
+    }
+
+    /// What a bearing of anchor `a` is corrected by: the applied azimuth and elevation offsets
+    /// (radians, measured = true + offset) and the variance (rad²) the bearing's σ² is increased by.
+    /// Where an offset is applied, that is its estimate's variance; where none is, the offset left in
+    /// the bearings, which averaging does not remove: the estimate's square plus its variance (before
+    /// any round, the prior's: σ 0.1 rad).
+    public func angleCorrection(anchor a: Int) -> AngleCorrection {
+        guard angleBase != nil else { return AngleCorrection() }
+        func part(_ s: Int) -> (offset: Double, variance: Double) {
+            bias[s] != 0 && !covariance.isEmpty ? (bias[s], covariance[s * n + s])
+                : (bias[s], estimate[s] * estimate[s] + variance[s])
+        }
+        var c = AngleCorrection()
+        (c.azimuth, c.azimuthVariance) = part(angleSlot(anchor: a, elevation: false))
+        (c.elevation, c.elevationVariance) = part(angleSlot(anchor: a, elevation: true))
+        return c
     }
 
     /// The learned bias of one anchor and technology, metres.
@@ -222,7 +269,7 @@ public struct BiasLearner: Sendable, Equatable {
     mutating func solve() {
         roundsSinceSolve = 0
         var a = info
-        for i in 0..<n { a[i * n + i] += prior }
+        for i in 0..<n { a[i * n + i] += angleBase.map { i >= $0 } ?? false ? anglePrior : prior }
         guard let x = Cholesky.solve(a, vec, n: n) else { return }
         // The omnibus test first: is there any bias at all? Under "no anchor has a bias", v has
         // covariance `info` and vᵀ·info⁺·v is χ² with rank(info) degrees of freedom. The statistic used,
@@ -243,7 +290,8 @@ public struct BiasLearner: Sendable, Equatable {
             estimate[i] = max(-maxBias, min(maxBias, x[i]))
             // Standard error from the diagonal of the information (an optimistic approximation, so a
             // generous threshold).
-            let stdError = (factor / a[i * n + i]).squareRoot()
+            variance[i] = factor / a[i * n + i]
+            let stdError = variance[i].squareRoot()
             bias[i] = anyBias && abs(estimate[i]) > significance * stdError ? estimate[i] : 0
         }
         // The full inverse only where it is used: for the positions that applied biases correct.

@@ -127,6 +127,7 @@ public enum Multilateration {
         centroid = (1 / Double(max(obs.count, 1))) * centroid
         if let p = directionGuess(obs, height: z0, dimensions: d) { return p }
         let ranges = obs.filter { $0.kind == .range }
+        if ranges.isEmpty, let p = bearingGuess(obs, height: z0, dimensions: d) { return p }
         guard ranges.count >= d + 1 else {
             return Vec3(centroid.x + 0.5, centroid.y + 0.5, d == 2 ? z0 : centroid.z - 1)
         }
@@ -154,6 +155,35 @@ public enum Multilateration {
             return [-2 * a.x, -2 * a.y, o.value * o.value - a.x * a.x - a.y * a.y - dz * dz]
         }
         return [-2 * a.x, -2 * a.y, -2 * a.z, o.value * o.value - a.dot(a)]
+    }
+
+    /// Bearings only: the least-squares intersection of the anchors' rays, the point `p` that minimises
+    /// `Σ |(I − uuᵀ)(p − a)|²` over the rays `a + t·u` (the latest azimuth of each anchor, with its
+    /// elevation, else level in the anchor frame; in 2-D, their horizontal parts). Nil when fewer than
+    /// two anchors have an azimuth or the rays are parallel.
+    static func bearingGuess(_ obs: [Observation], height z0: Double, dimensions d: Int) -> Vec3? {
+        var m = [Double](repeating: 0, count: 9), b = [Double](repeating: 0, count: 3)
+        var anchors = Set<Int>()
+        for o in obs.reversed() where o.kind == .azimuth && !anchors.contains(o.anchor) {
+            anchors.insert(o.anchor)
+            let el = obs.last(where: { $0.kind == .elevation && $0.anchor == o.anchor })?.value ?? 0
+            var u = o.toAnchor.transposed * Vec3(cos(el) * cos(o.value), cos(el) * sin(o.value), sin(el))
+            if d == 2 { u.z = 0 }
+            guard let n = u.normalized else { continue }
+            u = n
+            let a = o.anchorPosition
+            for i in 0..<d {
+                for j in 0..<d {
+                    let pij = (i == j ? 1 : 0) - u[i] * u[j]
+                    m[i * d + j] += pij
+                    b[i] += pij * a[j]
+                }
+            }
+        }
+        guard anchors.count >= 2, let x = SmallLeastSquares.solve(Array(m[0..<(d * d)]), rows: d, cols: d,
+                                                                   b: Array(b[0..<d])) else { return nil }
+        let p = Vec3(x[0], x[1], d == 2 ? z0 : x[2])
+        return p.isFinite ? p : nil
     }
 
     /// A position from one anchor's range and azimuth (and elevation, or the fixed height in 2-D).

@@ -47,6 +47,7 @@ extension TrackerContext {
         health.lastHeard = max(health.lastHeard, r.time)
         var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
         makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learner.bias(anchor: a, technology: tech),
+                         angles: tech == .aoa ? learner.angleCorrection(anchor: a) : AngleCorrection(),
                          into: &observations)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
@@ -80,7 +81,8 @@ extension TrackerContext {
                 }
             }
         }
-        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, learner: &learner, smoother: &smoother,
+        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, technology: tech, learner: &learner,
+                  smoother: &smoother,
                   emit: emit)
         return nil
     }
@@ -94,6 +96,7 @@ extension TrackerContext {
         for i in 0..<observations.count { update(&track, with: observations, i, health: &health) }
         if resolveMirror(&track, time: time) { holdHeight(&track) }
         if placed { teachBiases(&track, time: time, learner: &learner) }
+        if placed, learner.angleBase != nil { teachAngleBiases(&track, time: time, learner: &learner) }
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
                 && track.updatesSinceInit >= 2 * RecentObservations.capacity)
@@ -112,9 +115,12 @@ extension TrackerContext {
     /// line's time; filled in place rather than returned, which would copy it). `learnedBias` is the
     /// learner's bias for the anchor and technology (the learner itself, passed by value, was copied).
     func makeObservations(_ r: Ranging, anchorIndex a: Int, technology: Technology,
-                          learnedBias learned: Double, into out: inout LineObservations) {
+                          learnedBias learned: Double, angles: AngleCorrection,
+                          into out: inout LineObservations) {
         // Fields are read through `site.anchors[a]` (in place), not from a copy of the anchor.
-        if let d = r.distance {
+        // Angle-of-arrival locators measure no distance: one on their line is not used (nor reported
+        // as a proximity line, `emitIfDue`).
+        if let d = r.distance, technology != .aoa {
             let std = Anchor.rangeStd(line: r.std, calibrated: site.anchors[a].rangeStd, technology: technology)
             out.append(.range, value: d - site.anchors[a].rangeBias - learned, std: std, removedBias: learned)
         }
@@ -131,8 +137,20 @@ extension TrackerContext {
         }
         let std = technology.defaultAngleStd
         out.toAnchor = rotations[a]
-        if let az { out.append(.azimuth, value: az, std: std) }
-        if let el { out.append(.elevation, value: el, std: std) }
+        guard technology == .aoa else {
+            if let az { out.append(.azimuth, value: az, std: std) }
+            if let el { out.append(.elevation, value: el, std: std) }
+            return
+        }
+        // The anchor's learned offsets removed, their uncertainty added to the σ (`angleCorrection`).
+        if let az {
+            out.append(.azimuth, value: Observation.wrapAngle(az - angles.azimuth),
+                       std: (std * std + angles.azimuthVariance).squareRoot(), removedBias: angles.azimuth)
+        }
+        if let el {
+            out.append(.elevation, value: el - angles.elevation,
+                       std: (std * std + angles.elevationVariance).squareRoot(), removedBias: angles.elevation)
+        }
     }
 
     /// Places (or re-places) a tag by multilateration over its recent observations.
@@ -253,7 +271,7 @@ extension TrackerContext {
     /// learner is only read; it is passed `inout` because a value taken from the caller's `inout` was
     /// copied on every line (about 60 instructions of `memcpy` and retains), emitted or not.
     @inline(__always)
-    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int,
+    func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int, technology: Technology,
                    learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
         let interval = outputInterval
         // A position is of the filter's time, which a late line does not move.
@@ -262,14 +280,14 @@ extension TrackerContext {
         if track.filter != nil {
             track.lastOutput = now
             let reported = track.filter!.reported()
-            let consider = biasUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
+            let consider = considerUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
                                            learner: learner)
             let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
                                         filter: reported, consider: consider, mirrorUndecided: track.mirrorUndecided)
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
             smoother?.markEmitted(tag: tag, estimate: estimate, consider: consider)
-        } else if let d = r.distance {
+        } else if let d = r.distance, technology != .aoa {
             track.lastOutput = r.time
             var azimuth: Double? = nil
             if case .angles(let az?, _)? = r.direction { azimuth = az }
@@ -284,7 +302,7 @@ extension TrackerContext {
         var f = f
         let reported = f.reported()
         return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors, filter: reported,
-                            consider: biasUncertainty(anchors: track.anchors, at: reported.position,
+                            consider: considerUncertainty(anchors: track.anchors, at: reported.position,
                                                       time: reported.time, learner: learner),
                             mirrorUndecided: track.mirrorUndecided)
     }

@@ -72,6 +72,10 @@ extension TrackerContext {
             if excess < 2 * std, track.anchors[anchor].nlos.probability < biasMaxBlockedProbability {
                 track.anchors[anchor].range = Float(value + removedBias)
             }
+        } else if kind == .azimuth {
+            track.anchors[anchor].azimuth = Float(value + removedBias)
+        } else {
+            track.anchors[anchor].elevation = Float(value + removedBias)
         }
         let k = (kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
         if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }

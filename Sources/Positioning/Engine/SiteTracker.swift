@@ -57,7 +57,8 @@ public struct SiteTracker: Sendable {
 
     public init(site: Site, config: EngineConfig = EngineConfig()) {
         context = TrackerContext(site: site, config: config)
-        learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config)
+        learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config,
+                                  angleSlots: site.anchors.contains { $0.technologies.contains(.aoa) })
         smoother = config.recordForSmoothing ? TrajectorySmoother(dimensions: site.dimensions) : nil
         anchorHealth = Array(repeating: AnchorHealth(), count: site.anchors.count)
     }
@@ -281,6 +282,7 @@ final class TrackerContext: Sendable {
         switch technology {
         case .uwb: 1
         case .cs: 2
+        case .aoa: 4
         }
     }
 

@@ -39,6 +39,9 @@ struct TagTrack: Sendable {
     /// `biasRetryInterval`.
     var lastBiasAttempt: Nanoseconds = .min
     var lastBiasPosition = Vec3(.infinity, .infinity, .infinity)
+    /// When and where the tag last taught the learner's angle offsets (`teachAngleBiases`).
+    var lastAngleRound: Nanoseconds = .min
+    var lastAnglePosition = Vec3(.infinity, .infinity, .infinity)
     var recent = RecentObservations()
     /// Where the tag last failed the bias round's geometry test, while that failure still decides.
     var geometryFailure: GeometryFailure?
@@ -98,6 +101,9 @@ struct AnchorState: Sendable {
     /// A running mean (metres) of the range innovations: a pair whose ranges keep coming out longer
     /// than predicted is behind something (NLOS), and its ranges are trusted less.
     var excess: Float = 0
+    /// The latest accepted azimuth and elevation (radians, anchor frame, learned offset not removed),
+    /// for learning the angle offsets; NaN once used.
+    var azimuth: Float = .nan, elevation: Float = .nan
     /// The pair's NLOS hypotheses (see `PairNLOS`).
     var nlos: PairNLOS
     /// The anchor's ranging session with the tag.

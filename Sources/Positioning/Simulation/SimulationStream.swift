@@ -176,15 +176,21 @@ public struct SimulationStream: IteratorProtocol, Sequence {
         let distance = Self.quantize(pair.measure(distance: d, anchorBias: anchors[a].rangeBias, config: config),
                                      config.rangeResolution)
         var direction: Direction? = nil
-        if pair.technology == .uwb, let orientation = anchors[a].orientation, anchors[a].seesDirection(v) {
+        if pair.technology != .cs, let orientation = anchors[a].orientation, anchors[a].seesDirection(v) {
             direction = pair.measureDirection(v, orientation: orientation, config: config)
             if case .angles(let az?, let el?) = direction {
                 direction = .angles(azimuth: Self.quantize(az, config.angleResolution),
                                     elevation: Self.quantize(el, config.angleResolution))
             }
         }
-        return .ranging(Ranging(site: siteID, anchor: anchors[a].id, tag: tagIDs[k], technology: pair.technology,
-                                distance: distance, std: pair.sigma, direction: direction, time: t))
+        // Angle-of-arrival locators measure the direction only, and nothing outside their field of view.
+        guard pair.technology == .aoa else {
+            return .ranging(Ranging(site: siteID, anchor: anchors[a].id, tag: tagIDs[k], technology: pair.technology,
+                                    distance: distance, std: pair.sigma, direction: direction, time: t))
+        }
+        guard direction != nil else { return nil }
+        return .ranging(Ranging(site: siteID, anchor: anchors[a].id, tag: tagIDs[k], technology: .aoa,
+                                distance: nil, direction: direction, time: t))
     }
 
     /// Marks the pair as no longer ranging; the first time, the anchor reports the tag lost (timeout).
