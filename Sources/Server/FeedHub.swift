@@ -36,6 +36,19 @@ final class FeedHub {
     /// Sends that took bytes (for comparing the fan-out with a relay that makes as many).
     private(set) var sends = 0
 
+    /// A subscriber holds its channel and a channel its subscribers; a hub that goes away with
+    /// subscribers still in it (a test, or a loop stopped with clients connected) lets them go.
+    deinit {
+        for ch in channels.values {
+            for s in ch.subscribers {
+                s.channel = nil
+                s.block = nil
+                s.snapshot = nil
+            }
+            ch.subscribers.removeAll()
+        }
+    }
+
     init(limit: Int, policy: OverflowPolicy, rememberedTags: Int) {
         self.limit = limit
         self.policy = policy
