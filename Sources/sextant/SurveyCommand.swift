@@ -63,6 +63,9 @@ final class ProgressLine {
 
 /// Helpers shared by the survey subcommands.
 enum SurveyIO {
+    /// `--site FILE`, the site map every survey subcommand reads.
+    static let site = Option.text("site", "FILE", help: "the site map (JSON)")
+
     /// Writes bytes to a file (73 when it cannot be created).
     static func write(_ bytes: [UInt8], to path: String) throws {
         let sink = try OutputSink(path)
