@@ -32,6 +32,21 @@ public struct SettingRange: Sendable, Equatable {
         return words + (note.map { " (\($0))" } ?? "")
     }
 
+    /// Reads a number of the range from a flag's text.
+    /// - Throws: `SettingError` saying what it must be: `must be between 0 and 60 seconds, got -1`.
+    public func read(number s: String) throws(SettingError) -> Double {
+        guard let v = Double(s), v.isFinite else { throw SettingError("must be a number, got '\(s)'") }
+        guard contains(v) else { throw SettingError("must be \(text), got \(s)") }
+        return v
+    }
+
+    /// Reads a whole number of the range from a flag's text.
+    public func read(integer s: String) throws(SettingError) -> Int {
+        guard let v = Int(s) else { throw SettingError("must be an integer, got '\(s)'") }
+        guard contains(Double(v)) else { throw SettingError("must be \(text), got \(s)") }
+        return v
+    }
+
     /// A bound as an operator writes it: `86400`, `0.1`, `1000000000`.
     public static func number(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
@@ -135,18 +150,6 @@ private func jsonInteger(_ v: Any, _ range: SettingRange) throws(SettingError) -
     return i
 }
 
-private func textNumber(_ s: String, _ range: SettingRange) throws(SettingError) -> Double {
-    guard let v = Double(s), v.isFinite else { throw SettingError("must be a number, got '\(s)'") }
-    guard range.contains(v) else { throw SettingError("must be \(range.text), got \(s)") }
-    return v
-}
-
-private func textInteger(_ s: String, _ range: SettingRange) throws(SettingError) -> Int {
-    guard let v = Int(s) else { throw SettingError("must be an integer, got '\(s)'") }
-    guard range.contains(Double(v)) else { throw SettingError("must be \(range.text), got \(s)") }
-    return v
-}
-
 /// `a, b or c`.
 func alternatives(_ names: [String]) -> String {
     names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
@@ -156,32 +159,30 @@ extension ConfigSetting {
     /// A number of `range`.
     static func number(_ key: String, _ field: Field<Double>, _ range: SettingRange,
                        flag: SettingFlag? = nil) -> ConfigSetting {
-        ConfigSetting(key: key, kind: .number, range: range, defaultText: SettingRange.number(ServiceConfig()[keyPath: field]),
-                      flag: flag,
-                      readJSON: { v, c throws(SettingError) in
-                          let d = try jsonNumber(v)
-                          guard range.contains(d) else { throw SettingError("must be \(range.text)") }
-                          c[keyPath: field] = d
-                      },
-                      readText: { values, c throws(SettingError) in
-                          for s in values { c[keyPath: field] = try textNumber(s, range) }
-                      },
-                      isValid: { range.contains($0[keyPath: field]) })
+        number(key, range, defaultText: SettingRange.number(ServiceConfig()[keyPath: field]), flag: flag,
+               set: { $0[keyPath: field] = $1 }, get: { $0[keyPath: field] })
     }
 
     /// A number of `range`, or nil (unset).
     static func optionalNumber(_ key: String, _ field: Field<Double?>, _ range: SettingRange,
                                defaultText: String, flag: SettingFlag? = nil) -> ConfigSetting {
+        number(key, range, defaultText: defaultText, flag: flag, set: { $0[keyPath: field] = $1 }, get: { $0[keyPath: field] })
+    }
+
+    /// A number of `range`, stored by `set`; `get` gives nil when it is unset (valid).
+    private static func number(_ key: String, _ range: SettingRange, defaultText: String, flag: SettingFlag?,
+                               set: @escaping @Sendable (inout ServiceConfig, Double) -> Void,
+                               get: @escaping @Sendable (ServiceConfig) -> Double?) -> ConfigSetting {
         ConfigSetting(key: key, kind: .number, range: range, defaultText: defaultText, flag: flag,
                       readJSON: { v, c throws(SettingError) in
                           let d = try jsonNumber(v)
                           guard range.contains(d) else { throw SettingError("must be \(range.text)") }
-                          c[keyPath: field] = d
+                          set(&c, d)
                       },
                       readText: { values, c throws(SettingError) in
-                          for s in values { c[keyPath: field] = try textNumber(s, range) }
+                          for s in values { set(&c, try range.read(number: s)) }
                       },
-                      isValid: { c in c[keyPath: field].map(range.contains) ?? true })
+                      isValid: { c in get(c).map(range.contains) ?? true })
     }
 
     /// A whole number of `range`.
@@ -190,7 +191,7 @@ extension ConfigSetting {
         ConfigSetting(key: key, kind: .integer, range: range, defaultText: String(ServiceConfig()[keyPath: field]), flag: flag,
                       readJSON: { v, c throws(SettingError) in c[keyPath: field] = try jsonInteger(v, range) },
                       readText: { values, c throws(SettingError) in
-                          for s in values { c[keyPath: field] = try textInteger(s, range) }
+                          for s in values { c[keyPath: field] = try range.read(integer: s) }
                       },
                       isValid: { range.contains(Double($0[keyPath: field])) })
     }
@@ -202,7 +203,7 @@ extension ConfigSetting {
                              flag: flag,
                              readJSON: { v, c throws(SettingError) in c[keyPath: field] = UInt16(try jsonInteger(v, range)) },
                              readText: { values, c throws(SettingError) in
-                                 for s in values { c[keyPath: field] = UInt16(try textInteger(s, range)) }
+                                 for s in values { c[keyPath: field] = UInt16(try range.read(integer: s)) }
                              },
                              isValid: { _ in true })
     }

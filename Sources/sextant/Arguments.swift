@@ -76,20 +76,25 @@ struct Arguments {
     /// An unknown option, with the closest known one when it is close.
     private static func unknown(_ given: String, command: String, options: [OptionSpec]) -> CommandError {
         let name = given.drop { $0 == "-" }
-        func near(_ known: String) -> Bool {
-            editDistance(Array(name), Array(known)) <= max(2, name.count / 3)
-                || min(name.count, known.count) >= 3 && (name.hasPrefix(known) || known.hasPrefix(name))
-        }
-        let closest = options.filter { near($0.name) }.min {
-            editDistance(Array(name), Array($0.name)) < editDistance(Array(name), Array($1.name))
-        }
-        let hint = closest.map { " (did you mean --\($0.name)?)" } ?? ""
+        let closest = closestName(to: String(name), among: options.map(\.name))
+        let hint = closest.map { " (did you mean --\($0)?)" } ?? ""
         return .usage("\(command): unknown option \(given)\(hint) (see 'sextant \(command) --help')")
     }
 }
 
+/// The known name closest to a mistyped one: within a few edits, or one a prefix of the other; nil
+/// when none is close.
+func closestName(to word: String, among names: [String]) -> String? {
+    func near(_ known: String) -> Bool {
+        editDistance(word, known) <= (word.count <= 3 ? 1 : max(2, word.count / 3))
+            || min(word.count, known.count) >= 3 && (word.hasPrefix(known) || known.hasPrefix(word))
+    }
+    return names.filter(near).min { editDistance(word, $0) < editDistance(word, $1) }
+}
+
 /// The number of single-character insertions, deletions and substitutions that turn `a` into `b`.
-func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+func editDistance(_ a: some StringProtocol, _ b: some StringProtocol) -> Int {
+    let b = [Character](b)
     var previous = Array(0...b.count)
     for (i, x) in a.enumerated() {
         var current = [i + 1]

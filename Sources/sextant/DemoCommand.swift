@@ -18,7 +18,7 @@ enum DemoCommand {
 
     static let tags = Option.integer("tags", "N", default: 12, in: 1...10_000, help: "tags to simulate")
     static let duration = Option.number("duration", "S", in: 1...86_400, help: "stop after S seconds",
-                                        defaultText: "run until Ctrl-C")
+                                        defaultText: "until Ctrl-C")
     static let seed = Option.integer("seed", "N", default: 1, in: 0...Int.max, help: "random seed")
     static let nlos = Option.number("nlos", "P", default: 0.1, in: 0...1, help: "NLOS probability per anchor-tag pair")
     static let outliers = Option.number("outliers", "P", default: 0.005, in: 0...1, help: "gross-outlier probability per range")

@@ -21,7 +21,7 @@ struct OptionSpec: Sendable {
     /// What the option does (the help adds the default).
     let help: String
     /// The default as the help shows it, or nil.
-    let defaultText: String?
+    var defaultText: String?
     /// May be given several times.
     let repeatable: Bool
     /// The key of the JSON config file it overrides, or nil.
@@ -85,37 +85,32 @@ extension Option where Value == Bool {
     }
 }
 
-/// A number within a closed range, read from an option's text.
-private func number(_ s: String, _ range: ClosedRange<Double>) throws(SettingError) -> Double {
-    guard let v = Double(s), v.isFinite else { throw SettingError("must be a number, got '\(s)'") }
-    guard range.contains(v) else {
-        throw SettingError("must be \(SettingRange(range.lowerBound, range.upperBound).text), got \(s)")
+extension Option where Value == Double? {
+    /// A number in `range`, or nil when absent.
+    static func number(_ name: String, _ placeholder: String, in range: ClosedRange<Double>, help: String,
+                       defaultText: String? = nil) -> Option {
+        let bounds = SettingRange(range.lowerBound, range.upperBound)
+        return Option(name, placeholder, help: help, default: nil, defaultText: defaultText) { s throws(SettingError) in
+            try bounds.read(number: s)
+        }
     }
-    return v
-}
-
-private func integer(_ s: String, _ range: ClosedRange<Int>) throws(SettingError) -> Int {
-    guard let v = Int(s) else { throw SettingError("must be an integer, got '\(s)'") }
-    guard range.contains(v) else { throw SettingError("must be between \(range.lowerBound) and \(range.upperBound), got \(s)") }
-    return v
 }
 
 extension Option where Value == Double {
     /// A number in `range`, with a default.
     static func number(_ name: String, _ placeholder: String, default value: Double, in range: ClosedRange<Double>,
                        help: String) -> Option {
-        Option(name, placeholder, help: help, default: value, defaultText: SettingRange.number(value)) { s throws(SettingError) in
-            try sextant.number(s, range)
-        }
+        Option<Double?>.number(name, placeholder, in: range, help: help).defaulting(to: value, SettingRange.number(value))
     }
 }
 
-extension Option where Value == Double? {
-    /// A number in `range`, or nil when absent.
-    static func number(_ name: String, _ placeholder: String, in range: ClosedRange<Double>, help: String,
-                       defaultText: String? = nil) -> Option {
-        Option(name, placeholder, help: help, default: nil, defaultText: defaultText) { s throws(SettingError) in
-            try sextant.number(s, range)
+extension Option where Value == Int? {
+    /// A whole number in `range`, or nil when absent.
+    static func integer(_ name: String, _ placeholder: String, in range: ClosedRange<Int>, help: String,
+                        defaultText: String? = nil) -> Option {
+        let bounds = SettingRange(Double(range.lowerBound), Double(range.upperBound))
+        return Option(name, placeholder, help: help, default: nil, defaultText: defaultText) { s throws(SettingError) in
+            try bounds.read(integer: s)
         }
     }
 }
@@ -124,19 +119,16 @@ extension Option where Value == Int {
     /// A whole number in `range`, with a default.
     static func integer(_ name: String, _ placeholder: String, default value: Int, in range: ClosedRange<Int>,
                         help: String) -> Option {
-        Option(name, placeholder, help: help, default: value, defaultText: String(value)) { s throws(SettingError) in
-            try sextant.integer(s, range)
-        }
+        Option<Int?>.integer(name, placeholder, in: range, help: help).defaulting(to: value, String(value))
     }
 }
 
-extension Option where Value == Int? {
-    /// A whole number in `range`, or nil when absent.
-    static func integer(_ name: String, _ placeholder: String, in range: ClosedRange<Int>, help: String,
-                        defaultText: String? = nil) -> Option {
-        Option(name, placeholder, help: help, default: nil, defaultText: defaultText) { s throws(SettingError) in
-            try sextant.integer(s, range)
-        }
+extension Option {
+    /// This option with a default: `value` when absent, shown in the help as `text`.
+    func defaulting<Wrapped>(to value: Wrapped, _ text: String) -> Option<Wrapped> where Value == Wrapped? {
+        var spec = spec
+        spec.defaultText = text
+        return Option<Wrapped>(spec: spec, defaultValue: value) { values in values.last.map { $0 as! Wrapped } ?? value }
     }
 }
 

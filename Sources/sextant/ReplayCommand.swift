@@ -15,13 +15,13 @@ enum ReplayCommand {
         rejected lines by reason (with the first rejected lines and why).
         """
 
-    static let site = Option.list("site", "FILE", help: "a site map (JSON); repeat for several sites")
+    static let site = Option.list("site", "FILE", help: "a site map (JSON)")
     static let input = Option.text("input", "FILE", default: "-", help: "ingest lines ('-': standard input)")
     static let output = Option.text("output", "FILE", default: "-", help: "output lines ('-': standard output)")
     /// The engine's settings, declared once with `serve`'s (`ServiceConfig.settings`).
     static let engineSettings = ["outputInterval", "tagTimeout", "maxLateness", "learnBias"].map { ServiceConfig.setting(key: $0)! }
     static let precision = Option<TimestampPrecision>.choice("precision", "UNIT", TimestampPrecision.allCases.map { ($0.rawValue, $0) },
-                                                             default: "ns", help: "the unit of the timestamps")
+                                                             default: "ns", help: "the unit of the timestamps: ns, us, ms or s")
     static let smooth = Option.flag("smooth", help: """
         write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory instead of the live filter's \
         positions: position lines only, at the same times; holds the run in memory (about 0.4 KB per ranging line)
