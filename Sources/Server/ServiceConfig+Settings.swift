@@ -77,7 +77,8 @@ public struct SettingFlag: Sendable {
 /// To add a setting: add the field to `ServiceConfig`, then one entry to `ServiceConfig.settings`
 /// (e.g. `.text("database", \.database, flag: SettingFlag("database", "URL", help: "…"))`). That entry
 /// makes the JSON key, the `serve --database URL` flag, its help line and its errors; add its row to
-/// the key table in docs/service.md (a test checks the table against this list).
+/// the key table in docs/service.md at the same place (a test checks the table, row by row, against
+/// this list). A setting without `flag` is a config key only.
 public struct ConfigSetting: Sendable {
     /// What kind of value the setting takes.
     public enum Kind: Sendable, Equatable {

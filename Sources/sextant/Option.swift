@@ -9,7 +9,7 @@ import Wire
 /// swift-argument-parser derives them from `@Option` declarations.
 ///
 /// To add an option to a command: declare it as a `static let` of the command with one of the makers
-/// of `Option` (`.text`, `.number`, `.integer`, `.flag`, `.choice`, `.time`), add it to the command's
+/// of `Option` (`.text`, `.list`, `.number`, `.integer`, `.flag`, `.choice`, `.time`), add it to the command's
 /// `spec` list, and read it with `arguments[option]`. For `serve` (and the store's `--data-dir`), declare
 /// a `ConfigSetting` in `ServiceConfig.settings` instead: that one entry gives the flag, its help, its
 /// range and its JSON key.
