@@ -1,5 +1,4 @@
 import Foundation
-public import Wire
 
 /// The accepted range of a numeric setting, with its unit: the one place each range is written. The
 /// JSON reader, `validate()`, the `serve` flags and their messages all take it from here.

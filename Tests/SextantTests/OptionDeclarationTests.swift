@@ -108,7 +108,7 @@ import Server
         let s = try Scratch()
         let config = try write(#"{"dataDirectory": "\#(s.data)", "feedPort": 7555}"#, in: s)
         let listed = s.dir.appendingPathComponent("list.txt").path
-        FileManager.default.createFile(atPath: listed, contents: nil)
+        _ = FileManager.default.createFile(atPath: listed, contents: nil)
         let list = try run(["site", "list", "--config", config], stdout: listed)
         #expect(list.status == 0, "\(list.stderr)")
         #expect(try String(contentsOfFile: listed, encoding: .utf8).contains("demo-warehouse"))
