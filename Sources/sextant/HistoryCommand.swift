@@ -24,7 +24,7 @@ enum HistoryCommand {
         --prune applies retention to every site: positions keep their full rate for --full-days,
         are thinned to one per tag per second until --keep-days, and are deleted after; recorded raw
         lines are kept --full-days, zone events --keep-days, each tag's last position always. It
-        deletes in transactions of at most --batch rows (default 10000), so it may run while the
+        deletes in transactions of at most --batch rows (default \(batch.defaultValue)), so it may run while the
         service writes (for example daily from cron); freed space is reused, the file does not shrink.
         TIME is ISO 8601 with an offset (2026-11-30T14:05:00Z, 2026-11-30T15:05:00.250+01:00) or Unix
         nanoseconds. --from is inclusive, --to exclusive.

@@ -6,14 +6,18 @@ import Wire
 
 /// `sextant serve`: the live service.
 enum ServeCommand {
+    /// The defaults the prose below names.
+    private static let d = ServiceConfig()
+    private static func n(_ v: Double) -> String { SettingRange.number(v) }
+
     static let about = """
         USAGE: sextant serve [options]
 
         Runs the live service until SIGTERM or SIGINT (Ctrl-C):
-          ingest  TCP, default 127.0.0.1:7400. Gateways send ingest lines (ranging, motion, removed,
+          ingest  TCP, default \(d.bindAddress):\(d.ingestPort). Gateways send ingest lines (ranging, motion, removed,
                   session). A line without timestamp gets the receive time. A rejected line is counted
                   and answered on the same connection with '# rejected line N: reason [key]'.
-          feed    TCP, default 127.0.0.1:7401. A dashboard connects and may send one line within
+          feed    TCP, default \(d.bindAddress):\(d.feedPort). A dashboard connects and may send one line within
                   --subscription-wait:
                       subscribe [sites=S1,S2] [tags=T1,T2] [kinds=position,proximity,removed,zone]
                   (nothing, or a blank line: everything). It gets the last known position of every
@@ -34,19 +38,19 @@ enum ServeCommand {
           "ingestTokens": [{"name": "gw-dock", "token": "SECRET", "sites": ["demo-warehouse"]}],
           "feedTokens":   [{"name": "dashboard", "token": "SECRET2"}]
         When a port has tokens, a connection's first line must be 'auth SECRET' (within
-        "authTimeout", default 5 s); otherwise it reads '# error: …' and is closed, and the failure
+        "authTimeout", default \(n(d.authTimeout)) s); otherwise it reads '# error: …' and is closed, and the failure
         is logged and counted (auth_failures). A gateway token with "sites" may only write those
         sites: other lines are rejected as site_not_allowed. A feed token with "sites" only reads
         those sites. Tokens need at least 16 characters. Keep the config file readable by the
         service's user only (the service warns otherwise).
 
         LIMITS (flags or config keys; over a limit, a clear '# error' or rejection, never a crash):
-          line length (maxLineLength, 65536 B: line_too_long), lines per second per ingest connection
+          line length (maxLineLength, \(d.maxLineLength) B: line_too_long), lines per second per ingest connection
           (--max-lines-per-second, off by default: rate_limited), connections (maxIngestConnections
-          4096, maxFeedClients 1024, maxConnectionsPerAddress 2048: '# error' and close, counted as
-          connections_refused), tags per site (--max-tags-per-site, 100000: too_many_tags), timestamps
-          (--max-clock-ahead 2 s, --max-clock-behind off: clock_skew), and the subscription
-          (maxSubscriptionLength 65536 B, maxSubscriptionItems 10000 sites and tags).
+          \(d.maxIngestConnections), maxFeedClients \(d.maxFeedClients), maxConnectionsPerAddress \(d.maxConnectionsPerAddress): '# error' and close, counted as
+          connections_refused), tags per site (--max-tags-per-site, \(d.maxTagsPerSite): too_many_tags), timestamps
+          (--max-clock-ahead \(n(d.maxClockAhead)) s, --max-clock-behind off: clock_skew), and the subscription
+          (maxSubscriptionLength \(d.maxSubscriptionLength) B, maxSubscriptionItems \(d.maxSubscriptionItems) sites and tags).
 
         CONFIG FILE: --config FILE holds JSON settings, e.g. {"bind": "0.0.0.0", "ingestPort": 7400,
         "dataDirectory": "/var/lib/sextant", "sites": ["Sites"], "overflow": "disconnect"}; its keys:

@@ -1,5 +1,6 @@
 import Foundation
 import Positioning
+import Server
 import Wire
 
 /// `sextant simulate`: a synthetic ingest stream for a site, with its ground truth.
@@ -15,7 +16,7 @@ enum SimulateCommand {
 
         With --anchor-ranges N, writes anchor-to-anchor ranges instead, for 'sextant survey calibrate':
         N ranging lines per pair of anchors that share a technology and are at most --max-range apart
-        (default 40 m), with each measuring anchor's rangeBias and its rangeStd (or the technology's
+        (default \(SettingRange.number(maxRange.defaultValue)) m), with each measuring anchor's rangeBias and its rangeStd (or the technology's
         default) as noise; the tag of each line is the measured anchor.
         """
 

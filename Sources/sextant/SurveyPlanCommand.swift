@@ -8,7 +8,7 @@ enum SurveyPlanCommand {
         USAGE: sextant survey plan --site FILE (--anchors N | --target M [--anchors MAX]) [--out FILE.png] [options]
 
         Suggests where to add UWB anchors, one at a time (greedy): N of them, or with --target as many
-        as it takes (at most --anchors, default 20) until the 95th percentile of the expected σ is at
+        as it takes (at most --anchors, default \(mostAnchors)) until the 95th percentile of the expected σ is at
         most M metres; it says whether the target was reached, and exits with 1 when it was not. Each anchor goes to the candidate place
         (along the walls every 2 m, and on a 5 m interior grid for columns, at the existing anchors'
         median mounting height) that most improves the worst coverage: the 95th percentile of the
@@ -17,9 +17,11 @@ enum SurveyPlanCommand {
         FILE-after.png, or .svg or .pdf), with the suggested anchors highlighted.
         """
 
+    /// The most anchors `--target` adds when `--anchors` does not say.
+    static let mostAnchors = 20
     static let site = SurveyIO.site
-    static let anchors = Option.integer("anchors", "N", in: 1...20,
-                                        help: "anchors to add; with --target, the most to add", defaultText: "20 with --target")
+    static let anchors = Option.integer("anchors", "N", in: 1...mostAnchors,
+                                        help: "anchors to add; with --target, the most to add", defaultText: "\(mostAnchors) with --target")
     static let target = Option.number("target", "M", in: 0.001...100,
                                       help: "stop when the 95th percentile of σ is at most M metres")
     static let out = Option.text("out", "FILE", help: "base name of the before/after maps: .png, .svg or .pdf")
@@ -41,7 +43,7 @@ enum SurveyPlanCommand {
         guard a[anchors] != nil || target != nil else {
             throw CommandError.usage("survey plan: give --anchors N, or --target M (metres)")
         }
-        var options = PlanOptions(anchors: a[anchors] ?? 20)
+        var options = PlanOptions(anchors: a[anchors] ?? mostAnchors)
         options.target = target
         options.resolution = a[resolution]
         if let h = a[height] { options.height = h }
