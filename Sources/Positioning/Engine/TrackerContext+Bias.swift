@@ -143,65 +143,6 @@ extension TrackerContext {
     }
 }
 
-/// `Σ g·gᵀ` over a round's range gradients, symmetric, accumulated term by term in the gradients'
-/// order (each product once: `gᵢ·gⱼ` and `gⱼ·gᵢ` are the same number).
-struct GeometryMatrix {
-    var xx = 0.0, xy = 0.0, xz = 0.0, yy = 0.0, yz = 0.0, zz = 0.0
-
-    @inline(__always)
-    mutating func add(_ g: Vec3) {
-        xx += g.x * g.x; xy += g.x * g.y; xz += g.x * g.z
-        yy += g.y * g.y; yz += g.y * g.z; zz += g.z * g.z
-    }
-
-    /// The matrix, 3×3 row-major.
-    var matrix: InlineArray<9, Double> {
-        var m = InlineArray<9, Double>(repeating: 0)
-        m[0] = xx; m[1] = xy; m[2] = xz
-        m[3] = xy; m[4] = yy; m[5] = yz
-        m[6] = xz; m[7] = yz; m[8] = zz
-        return m
-    }
-
-    /// The test of `TrackerContext.separatesBiasFromPosition` for `count` gradients.
-    func separates(count: Int, dimensions d: Int, minShare: Double) -> Bool {
-        TrackerContext.smallestEigenvalue(matrix, d) >= minShare * Double(count) / Double(d)
-    }
-}
-
-/// Where a tag last failed the bias round's geometry test, and by how much: while the tag stays close
-/// to that place with the same eligible anchors, the test is known to fail again.
-///
-/// Moving the tag by `δ` turns each unit gradient `g` by an angle whose sine is at most `δ / n` (`n` the
-/// anchor's distance), and changes `g·gᵀ` by at most that in spectral norm, so the smallest eigenvalue
-/// of `Σ g·gᵀ` changes by at most `δ · Σ 1/n` (Weyl). The test stays failed while that is less than
-/// the `slack` by which it failed, less a margin for rounding: 4e-6 of the trace (the number of
-/// gradients), far above the error of the trigonometric eigenvalue formula (about √ε of the matrix's
-/// scale where two eigenvalues meet).
-struct GeometryFailure: Sendable {
-    /// The tag's position at the failed test (site frame, m).
-    var position: Vec3
-    /// The eligible anchors then (bit `a` for anchor `a`).
-    var anchors: UInt64
-    /// `Σ 1/n` over those anchors (1/m).
-    var sensitivity: Double
-    /// The nearest anchor's distance (m).
-    var nearest: Double
-    /// Threshold minus the smallest eigenvalue then.
-    var slack: Double
-    /// Number of gradients (the trace of `Σ g·gᵀ` in 3-D), for the rounding margin.
-    var count: Int
-
-    /// True when the test would fail again at `p` with the eligible anchors `mask`.
-    func holds(at p: Vec3, anchors mask: UInt64) -> Bool {
-        guard mask == anchors else { return false }
-        let moved = (p - position).norm
-        // `nearest − 1e-3`: no anchor can have come within `rangeGradient`'s 1 mm.
-        guard moved < nearest - 1e-3 else { return false }
-        return moved * sensitivity + 4e-6 * Double(count) < slack
-    }
-}
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
