@@ -22,13 +22,15 @@ struct GeometryFailure: Sendable {
     var slack: Double
     /// Number of gradients (the trace of `Σ g·gᵀ` in 3-D), for the rounding margin.
     var count: Int
+    /// The margin for rounding, per unit of the trace (see above).
+    static let roundingMargin = 4e-6
 
     /// True when the test would fail again at `p` with the eligible anchors `mask`.
     func holds(at p: Vec3, anchors mask: UInt64) -> Bool {
         guard mask == anchors else { return false }
         let moved = (p - position).norm
-        // `nearest − 1e-3`: no anchor can have come within `rangeGradient`'s 1 mm.
-        guard moved < nearest - 1e-3 else { return false }
-        return moved * sensitivity + 4e-6 * Double(count) < slack
+        // No anchor can have come within `rangeGradient`'s `minGradientDistance`.
+        guard moved < nearest - TrackerContext.minGradientDistance else { return false }
+        return moved * sensitivity + Self.roundingMargin * Double(count) < slack
     }
 }

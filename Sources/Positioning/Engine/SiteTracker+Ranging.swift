@@ -17,8 +17,8 @@ extension SiteTracker {
             }
             tech = context.anchorTechnology[a]
         }
-        // Disjoint stored properties: the track is modified in place while the learner and the
-        // smoother are modified beside it and the context is read.
+        // Disjoint stored properties: the track is modified in place while the learners are modified
+        // beside it and the context is read.
         var number = tracks.number(of: r.tag)
         if number == nil {
             try admitNewTag()
@@ -26,8 +26,7 @@ extension SiteTracker {
                                                    config: context.config))
         }
         if let late = context.ranging(r, anchorIndex: a, technology: tech, track: &tracks.tracks[number!],
-                                      learner: &learnedBias, smoother: &smoother, health: &anchorHealth[a],
-                                      emit: emit) {
+                                      learners: &learners, emit: emit) {
             throw .late(seconds: Double(late) * 1e-9, limit: context.config.maxLateness)
         }
     }

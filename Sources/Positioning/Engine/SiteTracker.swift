@@ -10,32 +10,27 @@ public struct SiteTracker: Sendable {
     public var config: EngineConfig { context.config }
     var tracks = TrackTable()
     var lastSweep: Nanoseconds = .min
+    /// The learned biases, the recording for smoothing and the anchors' health (`SiteLearners`).
+    var learners: SiteLearners
     /// Range biases learned online, one per anchor and technology (metres).
-    public internal(set) var learnedBias: BiasLearner
-    /// The recording for offline smoothing, when enabled (`recordForSmoothing`).
-    var smoother: TrajectorySmoother?
-    /// Per anchor (site order): its lines and how its ranges fared (`anchorReports`).
-    var anchorHealth: [AnchorHealth]
+    public var learnedBias: BiasLearner { learners.bias }
 
     public init(site: Site, config: EngineConfig = EngineConfig()) {
         context = TrackerContext(site: site, config: config)
-        learnedBias = BiasLearner(anchorCount: site.anchors.count, config: config,
-                                  angleSlots: site.anchors.contains { $0.technologies.contains(.aoa) })
-        smoother = config.recordForSmoothing ? TrajectorySmoother(dimensions: site.dimensions) : nil
-        anchorHealth = Array(repeating: AnchorHealth(), count: site.anchors.count)
+        learners = SiteLearners(site: site, config: config)
     }
 
     /// Every anchor of the site (in its order) with its health and the learned bias applied to it.
     public func anchorReports() -> [AnchorReport] {
         site.anchors.indices.map { a in
-            AnchorReport(site: site.id, anchor: site.anchors[a].id, health: anchorHealth[a],
-                         learnedBias: learnedBias.bias(anchor: a, technology: context.anchorTechnology[a]))
+            AnchorReport(site: site.id, anchor: site.anchors[a].id, health: learners.anchorHealth[a],
+                         learnedBias: learners.bias.bias(anchor: a, technology: context.anchorTechnology[a]))
         }
     }
 
     /// The Rauch–Tung–Striebel smoothed version of every position emitted so far (time order), when
     /// the tracker was created with `recordForSmoothing`; empty otherwise.
-    public func smoothedEstimates() -> [PositionEstimate] { smoother?.smoothedEstimates() ?? [] }
+    public func smoothedEstimates() -> [PositionEstimate] { learners.smoother?.smoothedEstimates() ?? [] }
 
     /// Number of tags currently tracked (placed or not).
     public var tagCount: Int { tracks.count }
@@ -43,12 +38,12 @@ public struct SiteTracker: Sendable {
     /// The current estimate of a tag, if it has been placed.
     public func estimate(of tag: String) -> PositionEstimate? {
         guard let track = tracks[tag], let f = track.filter else { return nil }
-        return context.makeEstimate(tag: tag, track: track, filter: f, learner: learnedBias)
+        return context.makeEstimate(tag: tag, track: track, filter: f, learner: learners.bias)
     }
 
     /// Every placed tag's current estimate.
     public var estimates: [PositionEstimate] {
-        tracks.all.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0, learner: learnedBias) } }
+        tracks.all.compactMap { tag, track in track.filter.map { context.makeEstimate(tag: tag, track: track, filter: $0, learner: learners.bias) } }
     }
 
     /// Applies one event of this site; outputs go to `emit` in order.

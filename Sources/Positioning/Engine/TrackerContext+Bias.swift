@@ -4,10 +4,9 @@ extension TrackerContext {
     /// Hands one tag's latest range residuals to the bias learner, at most once per
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        let interval = biasRoundInterval
-        guard learner.enabled, track.lastBiasRound == .min || time.saturatingSubtract(track.lastBiasRound) >= interval,
-              let p = track.filter?.position else { return }
-        let since = time.saturatingSubtract(interval).saturatingSubtract(interval)
+        guard learner.enabled, isRoundDue(last: track.lastBiasRound, time: time), let p = track.filter?.position
+        else { return }
+        let since = roundWindowStart(time)
         // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
@@ -63,13 +62,29 @@ extension TrackerContext {
         track.anchors.withUnsafeMutableBufferPointer { anchors in for a in anchors.indices { anchors[a].range = .nan } }
     }
 
-    /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
-    /// nil on the anchor.
+    /// True when a tag's round last taught at `last` (`.min`: never) is due again at `time`: one
+    /// `biasRoundInterval` later.
     @inline(__always)
-    private func rangeGradient(at p: Vec3, anchor a: Int) -> (Vec3, Double)? {
+    func isRoundDue(last: Nanoseconds, time: Nanoseconds) -> Bool {
+        last == .min || time.saturatingSubtract(last) >= biasRoundInterval
+    }
+
+    /// The oldest line a round at `time` uses: two `biasRoundInterval`s before it.
+    @inline(__always)
+    func roundWindowStart(_ time: Nanoseconds) -> Nanoseconds {
+        time.saturatingSubtract(biasRoundInterval).saturatingSubtract(biasRoundInterval)
+    }
+
+    /// Nearer an anchor than this (metres), a tag's range gradient is not used: its direction is noise.
+    static let minGradientDistance = 1e-3
+
+    /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
+    /// nil within `minGradientDistance` of the anchor.
+    @inline(__always)
+    func rangeGradient(at p: Vec3, anchor a: Int) -> (Vec3, Double)? {
         var g = p - anchorPositions[a]
         let n = g.norm
-        guard n > 1e-3 else { return nil }
+        guard n > Self.minGradientDistance else { return nil }
         g = (1 / n) * g
         if site.dimensions == 2 { g.z = 0 }
         return (g, n)
@@ -122,6 +137,10 @@ extension TrackerContext {
         return geometry.separates(count: rows.count, dimensions: site.dimensions, minShare: config.biasMinGeometry)
     }
 
+    /// The spread of a 3×3 matrix's eigenvalues (`p` of `smallestEigenvalue`, the matrix's units) below
+    /// which they count as equal.
+    static let equalEigenvalues = 1e-15
+
     /// The smallest eigenvalue of a symmetric 2×2 or 3×3 matrix (stored 3×3 row-major), in closed form
     /// (the trigonometric solution of the characteristic cubic for 3×3).
     static func smallestEigenvalue(_ m: InlineArray<9, Double>, _ d: Int) -> Double {
@@ -134,7 +153,8 @@ extension TrackerContext {
         let q = (m[0] + m[4] + m[8]) / 3
         let p2 = (m[0] - q) * (m[0] - q) + (m[4] - q) * (m[4] - q) + (m[8] - q) * (m[8] - q) + 2 * p1
         let p = (p2 / 6).squareRoot()
-        guard p > 1e-15 else { return q }
+        // All three eigenvalues equal (to rounding): the formula below would divide by zero.
+        guard p > Self.equalEigenvalues else { return q }
         let b0 = (m[0] - q) / p, b4 = (m[4] - q) / p, b8 = (m[8] - q) / p
         let b1 = m[1] / p, b2 = m[2] / p, b5 = m[5] / p
         let det = b0 * (b4 * b8 - b5 * b5) - b1 * (b1 * b8 - b5 * b2) + b2 * (b1 * b5 - b4 * b2)

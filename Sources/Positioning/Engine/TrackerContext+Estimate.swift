@@ -6,11 +6,11 @@ extension TrackerContext {
     /// Emits the tag's position (or a proximity line while it cannot be placed) at most once per
     /// `outputInterval`, and marks an emitted position in the smoother's recording. (Nothing is
     /// returned: an optional `PositionEstimate` result was copied on every line, emitted or not.) The
-    /// learner is only read; it is passed `inout` because a value taken from the caller's `inout` was
-    /// copied on every line (about 60 instructions of `memcpy` and retains), emitted or not.
+    /// bias learner is only read; the learners are passed `inout` because a value taken from the
+    /// caller's `inout` was copied on every line (about 60 instructions of `memcpy` and retains).
     @inline(__always)
     func emitIfDue(tag: String, track: inout TagTrack, ranging r: Ranging, anchorIndex a: Int, technology: Technology,
-                   learner: inout BiasLearner, smoother: inout TrajectorySmoother?, emit: (Output) -> Void) {
+                   learners: inout SiteLearners, emit: (Output) -> Void) {
         let interval = outputInterval
         // A position is of the filter's time, which a late line does not move.
         let now = max(r.time, track.filter?.time ?? .min)
@@ -19,12 +19,12 @@ extension TrackerContext {
             track.lastOutput = now
             let reported = track.filter!.reported()
             let consider = considerUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
-                                           learner: learner)
+                                           learner: learners.bias)
             let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
                                         filter: reported, consider: consider, mirrorUndecided: track.mirrorUndecided)
             emit(.position(estimate))
             zoneHysteresis.update(estimate, inside: &track.zonesInside, emit: emit)
-            smoother?.markEmitted(tag: tag, estimate: estimate, consider: consider)
+            learners.smoother?.markEmitted(tag: tag, estimate: estimate, consider: consider)
         } else if let d = r.distance, technology != .aoa {
             track.lastOutput = r.time
             var azimuth: Double? = nil

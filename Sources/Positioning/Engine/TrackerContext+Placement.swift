@@ -2,9 +2,20 @@ internal import Numerics
 
 // Placing a tag: multilateration over its recent observations, and where a tag can be.
 extension TrackerContext {
+    /// Without a `tagHeight`, the starting height of a placement is this share of the site's height
+    /// above its floor (tags are carried low).
+    static let startHeightShare = 0.15
+    /// Fixes whose normalised RMS is within this factor of the best one's, plus `fitTieMargin`, fit
+    /// about equally well: of those, placement takes the lowest (or the one nearer the height range).
+    static let fitTieFactor = 1.1
+    /// See `fitTieFactor` (normalised RMS, unitless).
+    static let fitTieMargin = 0.05
+    /// The velocity σ (m/s) of a tag placed while a stationary hint says it is still.
+    static let stationaryVelocityStd = 0.05
+
     /// Places (or re-places) a tag by multilateration over its recent observations.
     func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
-        let since = time.saturatingSubtract(Nanoseconds(saturatingSeconds: config.initWindow))
+        let since = time.saturatingSubtract(initWindow)
         let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
         // Every start below would be refused for the same reason (too few observations, anchors that
         // do not span): no fix, nothing changes. Most calls before a tag's first placement end here.
@@ -22,7 +33,7 @@ extension TrackerContext {
         var starts: [Vec3?] = []
         if let f = track.filter, isInside(f.position) { starts.append(f.position) }
         starts.append(nil)
-        var low = site.tagHeight ?? (b.min.z + 0.15 * (b.max.z - b.min.z))
+        var low = site.tagHeight ?? (b.min.z + Self.startHeightShare * (b.max.z - b.min.z))
         if let range = heightRange { low = range.clamping(low) }
         starts.append(Vec3(0.5 * (b.min.x + b.max.x), 0.5 * (b.min.y + b.max.y), low))
         if site.dimensions == 3, !obs.isEmpty {
@@ -47,7 +58,7 @@ extension TrackerContext {
         guard let best = fixes.map(\.normalizedRMS).min() else { return }
         // Anchors in one plane: of a fix and its image, the one nearer the floor-to-ceiling and height
         // ranges, then the lower.
-        guard let fix = fixes.filter({ $0.normalizedRMS <= 1.1 * best + 0.05 })
+        guard let fix = fixes.filter({ $0.normalizedRMS <= Self.fitTieFactor * best + Self.fitTieMargin })
             .min(by: { a, b in
                 let va = anchorPlane == nil ? 0 : heightViolation(a.position)
                 let vb = anchorPlane == nil ? 0 : heightViolation(b.position)
@@ -56,7 +67,7 @@ extension TrackerContext {
         var p = fix.position
         if site.dimensions == 2 { p.z = site.tagHeight ?? p.z }
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
-                                 velocityStd: track.motion == .stationary ? 0.05 : config.initialVelocityStd,
+                                 velocityStd: track.motion == .stationary ? Self.stationaryVelocityStd : config.initialVelocityStd,
                                  time: time)
         track.mirrorUndecided = placementUndecided(track.filter!)
         track.mirrorEvidence = 0

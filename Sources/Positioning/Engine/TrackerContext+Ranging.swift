@@ -1,20 +1,32 @@
 internal import Numerics
 
 extension TrackerContext {
+    /// The shortest interval between two lines of a pair (seconds) in their σ's inflation for
+    /// correlated errors: lines that come together are inflated as much as ones 0.1 ms apart.
+    static let minPairInterval = 1e-4
+    /// A stationary hint holds the velocity while the running NIS is below this share of
+    /// `divergenceNIS`: above it the tag seems to move, whatever the hint says.
+    static let stationaryNISShare = 0.5
+    /// The velocity σ (m/s) a stationary hint holds a filter at (`TagFilter.holdStill`).
+    static let heldVelocityStd = 0.01
+    /// Innovations since the last placement, in `RecentObservations.capacity`s, before the running
+    /// shares (disagreement, rejections) may re-place a tag: they start from zero.
+    static let divergenceWarmup = 2
+    /// A re-placement that left the filter where no tag can be, or a run of rejections this many
+    /// times `divergenceRun` long, drops the filter: the tag waits for multilateration instead.
+    static let dropRunFactor = 4
+
     /// Turns one ranging line into scalar observations (bias removed, directions outside the field of
     /// view dropped), feeds the tag's filter, and emits a position or, when the tag cannot be placed,
     /// a proximity line. A line older than the tag's filter is applied at the filter's time; one more
     /// than `maxLateness` older changes nothing, and its lateness (ns) is returned.
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
-                 learner: inout BiasLearner, smoother: inout TrajectorySmoother?, health: inout AnchorHealth,
-                 emit: (Output) -> Void) -> Nanoseconds? {
+                 learners: inout SiteLearners, emit: (Output) -> Void) -> Nanoseconds? {
         if let t = track.filter?.time, t.saturatingSubtract(r.time) > maxLateness { return t.saturatingSubtract(r.time) }
-        health.lines += 1
-        health.firstHeard = min(health.firstHeard, r.time)
-        health.lastHeard = max(health.lastHeard, r.time)
+        learners.anchorHealth[a].heard(at: r.time)
         var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
-        makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learner.bias(anchor: a, technology: tech),
-                         angles: tech == .aoa ? learner.angleCorrection(anchor: a) : AngleCorrection(),
+        makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learners.bias.bias(anchor: a, technology: tech),
+                         angles: tech == .aoa ? learners.bias.angleCorrection(anchor: a) : AngleCorrection(),
                          into: &observations)
         // Errors of one anchor-tag pair are correlated over `correlationTime` (multipath changes as the
         // tag moves): measurements closer together than that carry less than independent information,
@@ -22,7 +34,7 @@ extension TrackerContext {
         let previous = track.anchors[a].lastHeard
         track.pairInterval = previous == .min ? 0 : max(0, r.time.seconds(since: previous))
         if previous != .min, config.correlationTime > 0 {
-            let interval = max(r.time.seconds(since: previous), 1e-4)
+            let interval = max(r.time.seconds(since: previous), Self.minPairInterval)
             let inflation = (max(1, config.correlationTime / interval)).squareRoot()
             observations.scaleStd(by: inflation)
         }
@@ -32,24 +44,21 @@ extension TrackerContext {
         for i in 0..<observations.count { track.recent.append(observations, i) }
 
         if track.filter == nil {
-            initialise(&track, tag: r.tag, time: r.time, smoother: &smoother)
+            initialise(&track, tag: r.tag, time: r.time, smoother: &learners.smoother)
         } else {
             let placed = track.filter!.positionTrace() < config.biasMaxPositionStd * config.biasMaxPositionStd
             let held = predict(&track, to: r.time)
-            if smoother == nil {
-                applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learner: &learner,
-                          smoother: &smoother, health: &health)
+            if learners.smoother == nil {
+                applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learners: &learners)
             } else {
                 // The prior is copied only for the smoother: a `TagFilter` is 352 bytes (a `memcpy`).
                 let prior = track.filter!
-                if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learner: &learner,
-                             smoother: &smoother, health: &health) {
-                    smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
+                if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learners: &learners) {
+                    learners.smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
                 }
             }
         }
-        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, technology: tech, learner: &learner,
-                  smoother: &smoother,
+        emitIfDue(tag: r.tag, track: &track, ranging: r, anchorIndex: a, technology: tech, learners: &learners,
                   emit: emit)
         return nil
     }
@@ -58,20 +67,21 @@ extension TrackerContext {
     /// and re-places the tag when the filter diverged. Returns true when the filter was kept.
     @discardableResult
     func applyLine(_ observations: LineObservations, to track: inout TagTrack, time: Nanoseconds, tag: String,
-                   placed: Bool, learner: inout BiasLearner,
-                   smoother: inout TrajectorySmoother?, health: inout AnchorHealth) -> Bool {
-        for i in 0..<observations.count { update(&track, with: observations, i, health: &health) }
+                   placed: Bool, learners: inout SiteLearners) -> Bool {
+        for i in 0..<observations.count {
+            update(&track, with: observations, i, health: &learners.anchorHealth[observations.anchor])
+        }
         if resolveMirror(&track, time: time) { holdHeight(&track) }
-        if placed { teachBiases(&track, time: time, learner: &learner) }
-        if placed, learner.angleBase != nil { teachAngleBiases(&track, time: time, learner: &learner) }
+        if placed { teachBiases(&track, time: time, learner: &learners.bias) }
+        if placed, learners.bias.angleBase != nil { teachAngleBiases(&track, time: time, learner: &learners.bias) }
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
-                && track.updatesSinceInit >= 2 * RecentObservations.capacity)
+                && track.updatesSinceInit >= Self.divergenceWarmup * RecentObservations.capacity)
             || !isPlausible(track.filter!.position, track.filter!.velocity) else { return true }
-        initialise(&track, tag: tag, time: time, smoother: &smoother)
+        initialise(&track, tag: tag, time: time, smoother: &learners.smoother)
         // A filter that cannot be re-placed and has gone where no tag can be is dropped: the tag is
         // "distance only" until multilateration places it again.
-        if let f = track.filter, !isPlausible(f) || track.rejectRun >= 4 * config.divergenceRun {
+        if let f = track.filter, !isPlausible(f) || track.rejectRun >= Self.dropRunFactor * config.divergenceRun {
             track.filter = nil
             track.rejectRun = 0
         }
@@ -123,13 +133,13 @@ extension TrackerContext {
     /// Propagates the tag's filter to `t` with its motion model; returns true when a stationary hint
     /// held the velocity at zero.
     func predict(_ track: inout TagTrack, to t: Nanoseconds) -> Bool {
-        let stationary = track.motion == .stationary && track.nis < config.divergenceNIS / 2
+        let stationary = track.motion == .stationary && track.nis < config.divergenceNIS * Self.stationaryNISShare
         // Optional chaining reaches the filter in place, with one test of the optional each.
         let predicted: Void? = track.filter?.predict(to: t, accelerationNoise: stationary
                                                          ? config.stationaryAccelerationNoise
                                                          : config.movingAccelerationNoise)
         guard predicted != nil else { return false }
-        if stationary { track.filter?.holdStill(velocityStd: 0.01) }
+        if stationary { track.filter?.holdStill(velocityStd: Self.heldVelocityStd) }
         return stationary
     }
 }

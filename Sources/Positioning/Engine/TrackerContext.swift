@@ -28,14 +28,18 @@ final class TrackerContext: Sendable {
     /// `config`'s anchor window, output interval and bias round interval in nanoseconds, converted
     /// once rather than on every line.
     let anchorWindow: Nanoseconds, outputInterval: Nanoseconds, biasRoundInterval: Nanoseconds
-    /// `config.maxLateness` in nanoseconds.
-    let maxLateness: Nanoseconds
+    /// `config.maxLateness` and `config.initWindow` in nanoseconds.
+    let maxLateness: Nanoseconds, initWindow: Nanoseconds
     let biasRetryInterval: Nanoseconds
     /// `config.biasMaxBlockedProbability`, in the NLOS state's precision.
     let biasMaxBlockedProbability: Float
-    /// The corners of the site's bounds grown by `boundsMargin` (at least 10 % of the size)
-    /// horizontally and 0.5 m vertically (see `isInside`).
+    /// The corners of the site's bounds grown by `boundsMargin` (at least `insideMarginShare` of the
+    /// size) horizontally and `insideVerticalMargin` vertically (see `isInside`).
     let insideLow: Vec3, insideHigh: Vec3
+    /// The least horizontal margin of `isInside`, as a share of the site's size on that axis.
+    static let insideMarginShare = 0.1
+    /// The vertical margin of `isInside` below the floor and above the ceiling, metres.
+    static let insideVerticalMargin = 0.5
     /// The site's `tagHeightRange` on a 3-D site (see `holdHeight`), else nil.
     let heightRange: ClosedRange<Double>?
     /// The plane of the anchors of a 3-D site whose anchors lie in one (see `AnchorPlane`), else nil.
@@ -65,13 +69,15 @@ final class TrackerContext: Sendable {
         anchorWindow = Nanoseconds(saturatingSeconds: config.anchorWindow)
         outputInterval = Nanoseconds(saturatingSeconds: config.outputInterval)
         maxLateness = Nanoseconds(saturatingSeconds: config.maxLateness)
+        initWindow = Nanoseconds(saturatingSeconds: config.initWindow)
         biasRoundInterval = Nanoseconds(saturatingSeconds: config.biasRoundInterval)
         biasRetryInterval = Nanoseconds(saturatingSeconds: config.biasRetryInterval)
         biasMaxBlockedProbability = Float(config.biasMaxBlockedProbability)
         let b = site.bounds, m = config.boundsMargin
-        let mx = max(m, 0.1 * (b.max.x - b.min.x)), my = max(m, 0.1 * (b.max.y - b.min.y))
-        insideLow = Vec3(b.min.x - mx, b.min.y - my, b.min.z - 0.5)
-        insideHigh = Vec3(b.max.x + mx, b.max.y + my, b.max.z + 0.5)
+        let share = Self.insideMarginShare, v = Self.insideVerticalMargin
+        let mx = max(m, share * (b.max.x - b.min.x)), my = max(m, share * (b.max.y - b.min.y))
+        insideLow = Vec3(b.min.x - mx, b.min.y - my, b.min.z - v)
+        insideHigh = Vec3(b.max.x + mx, b.max.y + my, b.max.z + v)
         anchorRangeStd = site.anchors.map { $0.rangeStd ?? ($0.technologies.first ?? .uwb).defaultRangeStd }
         heightRange = site.dimensions == 3 ? site.tagHeightRange : nil
         anchorPlane = site.dimensions == 3 ? AnchorPlane(points: site.anchors.map(\.position)) : nil
