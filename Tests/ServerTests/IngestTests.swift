@@ -115,7 +115,7 @@ import Numerics
         // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests, `late` below;
         // a nanosecond connection has no `timestamp_looks_like_ns` and no `timestamp_out_of_range`
         // (HostileClientTests and HostileLineTests check them with other precisions).
-        let keys = Set(RejectReason.allKeys + Pipeline.rejectionKeys)
+        let keys = Set(RejectReason.allKeys + IngestAdmission.rejectionKeys)
         #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited",
                                              "clock_skew", "late", "timestamp_looks_like_ns",
                                              "timestamp_out_of_range"]) == keys)
