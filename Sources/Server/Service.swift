@@ -146,6 +146,14 @@ public final class Service: @unchecked Sendable {
         return box.value
     }
 
+    /// Runs `body` on the loop thread and returns once it has run (tests reach the components so).
+    func onLoop(_ body: @escaping @Sendable (ServiceLoop) -> Void) {
+        guard state == .running else { return }
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in body(l); done.signal() }
+        _ = done.wait(timeout: .now() + 60)
+    }
+
     /// Lines waiting in each feed client's queue (read on the loop thread): the queue limit at work.
     func feedQueuedLines() -> [Int] {
         guard state == .running else { return [] }
