@@ -4,7 +4,7 @@ import Wire
 extension ServiceConfig {
     /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for
     /// `bindAddress`, `sites` for `sitePaths`, `overflow` as `"drop-oldest"` or `"disconnect"`).
-    public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "sites", "tagTimeout",
+    public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "database", "sites", "tagTimeout",
                                   "outputInterval", "maxLateness", "anchorSilence", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
                                   "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
                                   "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
@@ -69,6 +69,7 @@ extension ServiceConfig {
         if let v = try integer("ingestPort", 0...65535) { ingestPort = UInt16(v) }
         if let v = try integer("feedPort", 0...65535) { feedPort = UInt16(v) }
         if let v = try string("dataDirectory") { dataDirectory = v }
+        if let v = try string("database") { database = v }
         if let v = object["sites"] {
             guard let list = v as? [String] else { throw ConfigError(key: "sites", message: "must be a list of paths") }
             sitePaths = list

@@ -9,6 +9,7 @@ enum HistoryCommand {
         USAGE: sextant history --site ID [--tag T]... [--from TIME] [--to TIME] [--format csv|lp|geojson]
                sextant history --site ID --last [--format csv|lp|geojson]
                sextant history --site ID --measurements [--from TIME] [--to TIME]
+               sextant history --site ID --inside WKT [--from TIME] [--to TIME] --database URL
                sextant history --prune --full-days N --keep-days M [--batch ROWS]
 
         Exports the position history the live service stored, one tag after another, each in time order:
@@ -20,7 +21,9 @@ enum HistoryCommand {
                    its vertices' times in the property 't_ns'
         --last gives each tag's last known position instead. --measurements writes the raw ingest
         lines recorded with 'serve --record-measurements' (line protocol, in time order), which
-        'sextant replay' takes as input.
+        'sextant replay' takes as input. --inside gives the positions inside a polygon (WKT in the site
+        frame, metres: 'POLYGON((0 0, 10 0, 10 5, 0 5, 0 0))', boundary included), ordered by tag then
+        time: who was there, and when. It needs PostgreSQL with PostGIS (docs/storage.md).
         --prune applies retention to every site: positions keep their full rate for --full-days,
         are thinned to one per tag per second until --keep-days, and are deleted after; recorded raw
         lines are kept --full-days, zone events --keep-days, each tag's last position always. It
@@ -37,18 +40,20 @@ enum HistoryCommand {
           --format F       csv (default), lp or geojson
           --last           the last known position of every tag
           --measurements   the recorded raw ingest lines
+          --inside WKT     only positions inside this polygon (PostgreSQL with PostGIS)
           --output FILE    write there instead of standard output
           --prune          apply retention (see above); --site is then not needed
           --full-days N    with --prune: days at full rate (default 7)
           --keep-days M    with --prune: days kept at all (default 90; at least --full-days)
           --batch ROWS     with --prune: rows per transaction (default 10000)
           --data-dir DIR   data directory (default ./sextant-data)
+          --database URL   read PostgreSQL instead (postgres://user@host:port/db)
           -h, --help       show this help
         """
 
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "history", options: ["site", "tag", "from", "to", "format", "output", "data-dir",
-                                                                    "full-days", "keep-days", "batch"],
+        let a = try Arguments(argv, command: "history", options: ["site", "tag", "from", "to", "format", "output", "data-dir", "database",
+                                                                    "inside", "full-days", "keep-days", "batch"],
                               switches: ["last", "measurements", "prune"])
         if a.wantsHelp { print(help); return }
         if a.flag("prune") { return try prune(a) }
@@ -67,12 +72,29 @@ enum HistoryCommand {
         }
         let store = try StoreOptions.open(a)
         try StoreOptions.requireSite(site, in: store, command: "history")
+        if let polygon = a.string("inside") {
+            guard !a.flag("last") && !a.flag("measurements") else {
+                throw CommandError.usage("history: --inside takes no --last or --measurements")
+            }
+            guard let postgres = store as? PostgresHistoryStore else {
+                throw CommandError.usage("history: --inside needs --database postgres://… (PostgreSQL with PostGIS)")
+            }
+            let inside: [PositionEstimate]
+            do { inside = try postgres.positionsInside(site: site, polygon: polygon, from: from, to: to) } catch {
+                throw CommandError.data("history: --inside: \(error)")
+            }
+            let sink = try OutputSink(a.string("output") ?? "-")
+            if format == "csv" { try sink.write(PositionExport.csvHeader) }
+            try write(inside, format: format, to: sink)
+            try sink.flush()
+            return
+        }
         let sink = try OutputSink(a.string("output") ?? "-")
         if a.flag("measurements") {
             guard a.string("format") == nil || format == "lp" else {
                 throw CommandError.usage("history: --measurements writes line protocol only")
             }
-            try store.forEachMeasurementPage(site: site, from: from, to: to) { page in
+            try store.forEachMeasurementPage(site: site, from: from, to: to, pageSize: 50_000) { page in
                 for m in page { try sink.write { $0.append(contentsOf: m.line); $0.append(10) } }
             }
             try sink.flush()

@@ -58,6 +58,8 @@ enum ServeCommand {
           --ingest-port P          gateway port (default 7400; 0: any free port, logged)
           --feed-port P            feed port (default 7401; 0: any free port, logged)
           --data-dir DIR           data directory (default ./sextant-data)
+          --database URL           history in PostgreSQL (postgres://user:pass@host:port/db) instead
+                                   of the SQLite file in --data-dir (docs/storage.md)
           --site FILE|DIR          site file, or directory of *.json site files, to import (repeatable;
                                    default: Sites/ when it exists). Imported sites replace stored ones
                                    with the same id; stored sites stay. With no site at all, the
@@ -105,7 +107,7 @@ enum ServeCommand {
     /// The command line, parsed (not yet validated: `makeConfig` does that).
     static func arguments(_ argv: [String]) throws(CommandError) -> Arguments {
         try Arguments(argv, command: "serve",
-                      options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
+                      options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "database", "site", "tag-timeout",
                                 "output-interval", "max-lateness", "anchor-silence", "feed-queue", "overflow", "subscription-wait", "log-level",
                                 "max-lines-per-second", "max-tags-per-site", "max-clock-ahead", "max-clock-behind",
                                 "retention-full-days", "retention-keep-days", "precision"],
@@ -134,7 +136,8 @@ enum ServeCommand {
         do {
             host = try ServiceHost(config: config, imports: imports, fallback: .demoWarehouse, logger: logger)
         } catch {
-            throw CommandError(message: "serve: cannot open the data directory '\(config.dataDirectory)': \(error)",
+            let what = config.database == nil ? "the data directory '\(config.dataDirectory)'" : "the history database"
+            throw CommandError(message: "serve: cannot open \(what): \(error)",
                                code: .cantCreate)
         }
         let service = host.service
@@ -181,6 +184,7 @@ enum ServeCommand {
         c.ingestPort = UInt16(try a.int("ingest-port", default: Int(c.ingestPort), in: 0...65535))
         c.feedPort = UInt16(try a.int("feed-port", default: Int(c.feedPort), in: 0...65535))
         if let v = a.string("data-dir") { c.dataDirectory = v }
+        if let v = a.string("database") { c.database = v }
         if !a.strings("site").isEmpty { c.sitePaths = a.strings("site") }
         c.tagTimeout = try a.double("tag-timeout", default: c.tagTimeout, in: 0.1...86_400)
         c.outputInterval = try a.double("output-interval", default: c.outputInterval, in: 0...3600)

@@ -26,11 +26,12 @@ enum SiteCommand {
 
         OPTIONS:
           --data-dir DIR   data directory (default ./sextant-data)
+          --database URL   use PostgreSQL instead (postgres://user@host:port/db)
           -h, --help       show this help
         """
 
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "site", options: ["data-dir", "format", "output"], switches: [])
+        let a = try Arguments(argv, command: "site", options: ["data-dir", "database", "format", "output"], switches: [])
         if a.wantsHelp { print(help); return }
         guard let action = a.positional.first else { throw CommandError.usage("site: an action is required\n\n" + help) }
         let operands = Array(a.positional.dropFirst())

@@ -3,7 +3,8 @@ import Positioning
 import Store
 import Wire
 
-/// Options shared by the commands that read the data directory (`site`, `history`, `zones`).
+/// Options shared by the commands that read the history database (`site`, `history`, `zones`):
+/// `--data-dir` for the SQLite file, or `--database postgres://…` for PostgreSQL.
 enum StoreOptions {
     /// The data directory's default, the same as `sextant serve`'s.
     static let defaultDataDirectory = "./sextant-data"
@@ -13,7 +14,17 @@ enum StoreOptions {
     /// - Parameters:
     ///   - a: the parsed arguments.
     ///   - create: create the directory and database if missing (for `site import`).
-    static func open(_ a: Arguments, create: Bool = false) throws -> HistoryStore {
+    static func open(_ a: Arguments, create: Bool = false) throws -> any HistoryStorage {
+        if let url = a.string("database") {
+            guard HistoryDatabase.isPostgres(url) else {
+                throw CommandError.usage("\(a.command): --database must be a postgres:// URL, got '\(url)'")
+            }
+            do {
+                return try PostgresHistoryStore(url: url)
+            } catch {
+                throw CommandError(message: "\(a.command): cannot open the database: \(error)", code: .noInput)
+            }
+        }
         let directory = a.string("data-dir") ?? defaultDataDirectory
         let file = (directory as NSString).appendingPathComponent(StoreSchema.fileName)
         guard create || FileManager.default.fileExists(atPath: file) else {
@@ -28,7 +39,7 @@ enum StoreOptions {
 
     /// Refuses (exit 66, as `site show`) a site the store knows nothing of: no map stored and no
     /// position recorded under its id.
-    static func requireSite(_ id: String, in store: HistoryStore, command: String) throws {
+    static func requireSite(_ id: String, in store: any HistoryStorage, command: String) throws {
         guard try store.siteJSON(id: id) == nil, try store.tags(site: id).isEmpty else { return }
         throw CommandError(message: "\(command): no site '\(id)' in the database (see 'sextant site list')", code: .noInput)
     }

@@ -21,11 +21,12 @@ enum ZonesCommand {
           --to TIME        end, exclusive
           --events         list the events instead (t_ns, time, tag, zone, event), as CSV
           --data-dir DIR   data directory (default ./sextant-data)
+          --database URL   read PostgreSQL instead (postgres://user@host:port/db)
           -h, --help       show this help
         """
 
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "zones", options: ["site", "from", "to", "data-dir"], switches: ["events"])
+        let a = try Arguments(argv, command: "zones", options: ["site", "from", "to", "data-dir", "database"], switches: ["events"])
         if a.wantsHelp { print(help); return }
         let site = try a.required("site")
         let (from, to) = try StoreOptions.range(a)
