@@ -31,6 +31,7 @@ struct Options {
                        a server (postgres://user@host:port/postgres); each run gets a new database,
                        created and dropped with psql
           --inserts-only   only the insert runs (no big history)
+          --no-postgis     with --postgres: drop the PostGIS column and index before the runs
           -h, --help   show this help
         """
 
@@ -41,6 +42,7 @@ struct Options {
     var seed: UInt64 = 1
     var postgres: String?
     var insertsOnly = false
+    var noPostGIS = false
 
     /// Parses `arguments` (without the program name); prints the help and exits 0 for `--help`,
     /// prints the problem and exits 64 for a usage error.
@@ -67,6 +69,7 @@ struct Options {
             case "--dir": directory = value("--dir")
             case "--postgres": postgres = value("--postgres")
             case "--inserts-only": insertsOnly = true
+            case "--no-postgis": noPostGIS = true
             case "--seed":
                 let v = value("--seed")
                 guard let n = UInt64(v) else { Self.fail("--seed must be a non-negative integer, got '\(v)'") }

@@ -16,6 +16,9 @@ struct ScratchPostgres {
         url = String(server[..<slash.lowerBound]) + "/" + name
     }
 
+    /// Runs `sql` in the database.
+    func execute(_ sql: String) throws { try Self.psql(url, sql) }
+
     func drop() { try? Self.psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
 
     /// CPU seconds used so far by the server's processes (the postmaster, its live children, and the

@@ -77,11 +77,13 @@ do {
             progress("insert run: the same rows into PostgreSQL (COPY), empty database")
             let database = try ScratchPostgres(server: server, name: "store_bench_\(tags)")
             let pg = try PostgresHistoryStore(url: database.url)
+            if options.noPostGIS { try database.execute("ALTER TABLE positions DROP COLUMN IF EXISTS geom") }
+            let spatial = pg.isSpatial && !options.noPostGIS
             let serverBefore = database.serverCPUSeconds()
             var pgRun = measureInserts(store: pg, tags: tags, rows: insertRows, start: t0, seed: options.seed)
             // The server does most of the work: its CPU counts too (when it runs on this machine).
             if let before = serverBefore, let after = database.serverCPUSeconds() { pgRun.cpuSeconds += after - before }
-            insertFigure("insert PostgreSQL\(pg.isSpatial ? "+PostGIS" : "")\(serverBefore == nil ? " (client CPU only)" : ""), "
+            insertFigure("insert PostgreSQL\(spatial ? "+PostGIS" : "")\(serverBefore == nil ? " (client CPU only)" : ""), "
                          + "\(fmt(Double(tags))) tags", pgRun)
             figure("  PostgreSQL / SQLite, wall rows/s", fmt(pgRun.rate / run.rate, 2) + "x", target: "printed", pass: nil)
             database.drop()
