@@ -18,6 +18,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ",
+                       providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CLAPACKE", path: "Sources/CLAPACKE",
                        providers: [.apt(["liblapacke-dev", "libopenblas-dev"])]),
         .systemLibrary(name: "CCairo", path: "Sources/CCairo",
@@ -30,7 +32,7 @@ let package = Package(
         .target(name: "Positioning", dependencies: ["Numerics"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["Positioning", "CScan"], swiftSettings: strict),
         .target(name: "Pipeline", dependencies: ["Positioning", "Wire"], swiftSettings: strict),
-        .target(name: "Store", dependencies: ["CSQLite", "Positioning"], swiftSettings: strict),
+        .target(name: "Store", dependencies: ["CSQLite", "CLibPQ", "Positioning", "Numerics"], swiftSettings: strict),
         .target(name: "Server", dependencies: ["BuildInfo", "CEpoll", "Positioning", "Wire", "Pipeline", "Store"], swiftSettings: strict),
         .target(name: "Survey", dependencies: ["Positioning", "Numerics", "Wire", "Pipeline", "CCairo"], swiftSettings: strict),
         .executableTarget(name: "sextant",
@@ -54,7 +56,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "SurveyTests", dependencies: ["Survey", "Positioning", "Numerics", "CCairo"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Positioning", "Wire"], swiftSettings: strict),
-        .testTarget(name: "SextantTests", dependencies: ["sextant", "Server", "Wire", "BuildInfo"], swiftSettings: strict),
+        .testTarget(name: "SextantTests", dependencies: ["sextant", "Server", "Store", "Positioning", "Numerics", "Wire", "BuildInfo"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

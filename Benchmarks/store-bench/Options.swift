@@ -3,7 +3,7 @@ import Foundation
 /// The command line of `store-bench`.
 struct Options {
     static let help = """
-        USAGE: store-bench [--rows N] [--quick] [--dir DIR] [--keep] [--seed N]
+        USAGE: store-bench [--rows N] [--quick] [--dir DIR] [--keep] [--seed N] [--postgres URL] [--inserts-only]
 
         Measures the history store (SQLite) of 'sextant serve' and prints each figure next to its target:
           insert rate   positions/s through the real HistoryWriter (batches on its thread), with 1,000
@@ -27,6 +27,11 @@ struct Options {
           --dir DIR    where to put the databases (default: a new temporary directory)
           --keep       keep the databases afterwards (default: removed)
           --seed N     random seed for values, tags and hours (default 1)
+          --postgres URL   also run each insert run against PostgreSQL (COPY), next to SQLite: URL names
+                       a server (postgres://user@host:port/postgres); each run gets a new database,
+                       created and dropped with psql
+          --inserts-only   only the insert runs (no big history)
+          --no-postgis     with --postgres: drop the PostGIS column and index before the runs
           -h, --help   show this help
         """
 
@@ -35,6 +40,9 @@ struct Options {
     var directory: String?
     var keep = false
     var seed: UInt64 = 1
+    var postgres: String?
+    var insertsOnly = false
+    var noPostGIS = false
 
     /// Parses `arguments` (without the program name); prints the help and exits 0 for `--help`,
     /// prints the problem and exits 64 for a usage error.
@@ -59,6 +67,9 @@ struct Options {
                       n >= 100_000 else { Self.fail("--rows must be an integer of at least 100000, got '\(v)'") }
                 rowsGiven = n
             case "--dir": directory = value("--dir")
+            case "--postgres": postgres = value("--postgres")
+            case "--inserts-only": insertsOnly = true
+            case "--no-postgis": noPostGIS = true
             case "--seed":
                 let v = value("--seed")
                 guard let n = UInt64(v) else { Self.fail("--seed must be a non-negative integer, got '\(v)'") }

@@ -61,7 +61,7 @@ struct InsertRun {
 /// per-tag jitter of ±0.05 s, so each tag reports every 0.1–0.2 s, as live tags do. The producer
 /// waits while more than 200,000 rows are pending, so nothing is dropped: the writer's backlog
 /// makes its batches larger, exactly as under a real load.
-func measureInserts(store: HistoryStore, tags: Int, rows: Int, start: Int64, seed: UInt64) -> InsertRun {
+func measureInserts(store: any HistoryStorage, tags: Int, rows: Int, start: Int64, seed: UInt64) -> InsertRun {
     let names = tagNames(tags)
     var random = SeededRandom(seed: seed)
     // Rows made before the clock starts: the figure is the store's, not the generator's.

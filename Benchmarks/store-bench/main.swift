@@ -73,6 +73,26 @@ do {
         insertFigure("insert, \(fmt(Double(tags))) tags, empty database", run)
         if tags == 10_000 { interleavedBytesPerMillion = Double(databaseBytes(path)) / (Double(run.rows) / 1e6) }
         try? FileManager.default.removeItem(atPath: dir)
+        if let server = options.postgres {
+            progress("insert run: the same rows into PostgreSQL (COPY), empty database")
+            let database = try ScratchPostgres(server: server, name: "store_bench_\(tags)")
+            let pg = try PostgresHistoryStore(url: database.url)
+            if options.noPostGIS { try database.execute("ALTER TABLE positions DROP COLUMN IF EXISTS geom") }
+            let spatial = pg.isSpatial && !options.noPostGIS
+            let serverBefore = database.serverCPUSeconds()
+            var pgRun = measureInserts(store: pg, tags: tags, rows: insertRows, start: t0, seed: options.seed)
+            // The server does most of the work: its CPU counts too (when it runs on this machine).
+            if let before = serverBefore, let after = database.serverCPUSeconds() { pgRun.cpuSeconds += after - before }
+            insertFigure("insert PostgreSQL\(spatial ? "+PostGIS" : "")\(serverBefore == nil ? " (client CPU only)" : ""), "
+                         + "\(fmt(Double(tags))) tags", pgRun)
+            figure("  PostgreSQL / SQLite, wall rows/s", fmt(pgRun.rate / run.rate, 2) + "x", target: "printed", pass: nil)
+            database.drop()
+        }
+    }
+    if options.insertsOnly {
+        print("total \(fmt(elapsedSeconds(since: started), 1)) s; " + (misses.isEmpty ? "every target met"
+              : "missed: " + misses.joined(separator: "; ")))
+        exit(0)
     }
 
     // 2. The big history.

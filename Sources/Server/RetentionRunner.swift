@@ -19,7 +19,7 @@ public final class RetentionRunner: @unchecked Sendable {
     public let interval: Double
     /// Rows per transaction.
     public let batchSize: Int
-    private let store: HistoryStore
+    private let store: any HistoryStorage
     private let logger: Logger
     private let condition = NSCondition()
     private var stopping = false, started = false, finished = false
@@ -33,7 +33,7 @@ public final class RetentionRunner: @unchecked Sendable {
     ///   - interval: seconds between passes (the first runs at `start()`).
     ///   - batchSize: rows per transaction; at least 1.
     ///   - logger: a line per pass that removed something, a warning per failed pass.
-    public init(store: HistoryStore, policy: RetentionPolicy, interval: Double, batchSize: Int = 10_000,
+    public init(store: any HistoryStorage, policy: RetentionPolicy, interval: Double, batchSize: Int = 10_000,
                 logger: Logger) {
         self.store = store
         self.policy = policy

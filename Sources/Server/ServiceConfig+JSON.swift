@@ -12,6 +12,10 @@ extension ServiceConfig {
         .port("ingestPort", \.ingestPort, flag: SettingFlag("ingest-port", "P", help: "gateway port (0: any free port, logged)")),
         .port("feedPort", \.feedPort, flag: SettingFlag("feed-port", "P", help: "feed port (0: any free port, logged)")),
         .text("dataDirectory", \.dataDirectory, flag: SettingFlag("data-dir", "DIR", help: "data directory, where sextant.sqlite lives")),
+        .optionalText("database", \.database, defaultText: "none (SQLite)", flag: SettingFlag("database", "URL", help: """
+            the history in PostgreSQL (postgres://user:password@host:port/database) instead of the SQLite \
+            file in the data directory (docs/storage.md)
+            """)),
         .paths("sites", \.sitePaths, defaultText: "Sites/ when it exists", flag: SettingFlag("site", "FILE|DIR", help: """
             site file, or directory of *.json site files, to import (repeatable). Imported sites replace \
             stored ones with the same id; stored sites stay. With no site at all, the embedded demo \

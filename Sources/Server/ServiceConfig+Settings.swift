@@ -232,6 +232,18 @@ extension ConfigSetting {
                       isValid: { _ in true })
     }
 
+    /// A string or nil (unset: the default `defaultText` describes).
+    static func optionalText(_ key: String, _ field: Field<String?>, defaultText: String, flag: SettingFlag? = nil)
+        -> ConfigSetting {
+        ConfigSetting(key: key, kind: .text, range: nil, defaultText: defaultText, flag: flag,
+                      readJSON: { v, c throws(SettingError) in
+                          guard let s = v as? String else { throw SettingError("must be a string") }
+                          c[keyPath: field] = s
+                      },
+                      readText: { values, c in if let s = values.last { c[keyPath: field] = s } },
+                      isValid: { _ in true })
+    }
+
     /// A list of paths; the flag's values, when given, replace the file's.
     static func paths(_ key: String, _ field: Field<[String]>, defaultText: String,
                       flag: SettingFlag) -> ConfigSetting {

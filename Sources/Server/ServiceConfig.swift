@@ -23,6 +23,9 @@ public struct ServiceConfig: Sendable, Equatable {
     public var feedPort: UInt16 = 7401
     /// Directory of the SQLite database (`sextant.sqlite`), created if needed (default `./sextant-data`).
     public var dataDirectory = "./sextant-data"
+    /// The history database: nil for the SQLite file in `dataDirectory` (the default), or a
+    /// PostgreSQL URL, `postgres://user:password@host:port/database` (docs/storage.md).
+    public var database: String?
     /// Site files, or directories of `*.json` site files, imported at start. Empty: `Sites/` when it exists.
     public var sitePaths: [String] = []
     /// A tag with no measurement for this long is removed (default 10 s).
@@ -156,6 +159,10 @@ public struct ServiceConfig: Sendable, Equatable {
         }
         try check(!dataDirectory.isEmpty, "dataDirectory", "must not be empty")
         try check(!dataDirectory.utf8.contains(0), "dataDirectory", "must not contain a NUL byte")
+        if let database {
+            try check(HistoryDatabase.isPostgres(database), "database", "must be a postgres:// or postgresql:// URL")
+            try check(!database.utf8.contains(0), "database", "must not contain a NUL byte")
+        }
         try check(!sitePaths.contains { $0.isEmpty || $0.utf8.contains(0) }, "sites", "must be non-empty paths")
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")

@@ -5,7 +5,7 @@ public import Store
 /// The service with its data directory: the store (sites, history, last positions), the history
 /// writer, and the `Service` on top. This is what `sextant serve` and the live demo run.
 public final class ServiceHost: Sendable {
-    public let store: HistoryStore
+    public let store: any HistoryStorage
     public let writer: HistoryWriter
     public let service: Service
     /// The retention applied while the service runs (`config.retentionPolicy`); nil when off.
@@ -26,7 +26,7 @@ public final class ServiceHost: Sendable {
         } else if files.after < 2048 {
             logger.warning("open file limit is low: each connection needs one", ["limit": files.after])
         }
-        store = try HistoryStore(directory: config.dataDirectory)
+        store = try HistoryDatabase.open(database: config.database, directory: config.dataDirectory)
         for file in imports {
             try store.saveSite(file.site, json: file.json)
             logger.info("site imported", ["site": file.site.id, "file": file.path, "anchors": file.site.anchors.count])
@@ -41,10 +41,10 @@ public final class ServiceHost: Sendable {
             throw ConfigError(key: "sites", message: "no site to serve: give site files with --site (or a Sites/ directory)")
         }
         let last = try store.lastPositions()
-        logger.info("data directory opened", ["dir": config.dataDirectory, "sites": sites.map(\.id).joined(separator: ","),
+        logger.info("history database opened", ["database": store.location, "sites": sites.map(\.id).joined(separator: ","),
                                               "known_tags": last.count])
         writer = store.makeWriter(batchSize: config.historyBatchSize,
-                                  maxDelay: .nanoseconds(Int64(config.historyMaxDelay * 1e9)))
+                                  maxDelay: .nanoseconds(Int64(config.historyMaxDelay * 1e9)), maxPending: 1_000_000)
         let store = self.store
         let retention = config.retentionPolicy.map {
             RetentionRunner(store: store, policy: $0, interval: config.retentionInterval, logger: logger)

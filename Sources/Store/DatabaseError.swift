@@ -39,15 +39,21 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         self.init(extendedCode: extended, message: message, sql: sql)
     }
 
+    /// The primary code as a `ResultCode`, to match by name.
+    public var resultCode: ResultCode { ResultCode(rawValue: code) }
+
     /// True for `SQLITE_CONSTRAINT` errors (unique, foreign key, not null, check, ...).
-    public var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+    public var isConstraintViolation: Bool { resultCode == .constraint }
 
     /// True for `SQLITE_BUSY` and `SQLITE_LOCKED`: another connection held a lock past the busy timeout.
-    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    public var isBusy: Bool { resultCode == .busy || resultCode == .locked }
+
+    /// True when the cause may go away and a write is worth retrying (`ResultCode.isTransient`).
+    public var isTransient: Bool { resultCode.isTransient }
 
     /// For example `SQLite error 1 (SQL logic error): no such table: tags — in: SELECT * FROM tags`.
     public var description: String {
-        var text = "SQLite error \(extendedCode) (\(String(cString: sqlite3_errstr(code)))): \(message)"
+        var text = "SQLite error \(extendedCode) (\(resultCode)): \(message)"
         if let sql { text += " — in: \(sql)" }
         return text
     }

@@ -1,27 +1,6 @@
 public import Positioning
 
 extension HistoryStore {
-    /// Calls `body` with one tag's positions with `from <= time < to`, oldest first, in pages of at
-    /// most `pageSize` rows, so that a long history is exported in bounded memory.
-    /// - Parameters:
-    ///   - site: the site id.
-    ///   - tag: the tag id.
-    ///   - from: inclusive start, Unix nanoseconds; nil for the beginning.
-    ///   - to: exclusive end, Unix nanoseconds; nil for no end.
-    ///   - pageSize: rows per page; at least 1.
-    ///   - body: receives each non-empty page.
-    public func forEachPositionPage(site: String, tag: String, from: Nanoseconds? = nil, to: Nanoseconds? = nil,
-                                    pageSize: Int = 50_000, _ body: ([PositionEstimate]) throws -> Void) throws {
-        var start = from
-        while true {
-            let page = try positions(site: site, tag: tag, from: start, to: to, limit: max(1, pageSize))
-            if !page.isEmpty { try body(page) }
-            // (tag, time) is the key: no two rows of a tag share a time, so the next page starts after it.
-            guard page.count == max(1, pageSize), let last = page.last, last.time < .max else { return }
-            start = last.time + 1
-        }
-    }
-
     /// Calls `body` with the recorded ingest lines with `from <= time < to`, in time then recording
     /// order, in pages of at most `pageSize` lines. Lines sharing a time may straddle pages: the
     /// pages continue after the last (time, rowid) read.

@@ -29,7 +29,7 @@ extension HistoryStore {
         try lastPositions(siteFilter: site)
     }
 
-    private func lastPositions(siteFilter: String?) throws -> [PositionEstimate] {
+    func lastPositions(siteFilter: String?) throws -> [PositionEstimate] {
         try withDatabase { database in
             // With a site: walk the tags' (site, tag) index in order, one primary-key lookup per tag,
             // no sort, and no site string read back per row.

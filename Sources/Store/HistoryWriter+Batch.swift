@@ -1,13 +1,27 @@
 internal import Positioning
 
-/// A raw ingest line waiting to be recorded, or (when `zone` is set) a zone event, which shares the
-/// line queue so that it is batched, retried and flushed exactly like the lines.
-struct PendingLine: Sendable {
-    var site: String
-    var time: Int64
-    var line: [UInt8]
-    /// For a zone event: (tag, zone, event); `line` is then empty.
-    var zone: (tag: String, zone: String, event: String)? = nil
+/// A row waiting in the writer's second queue: a recorded raw ingest line or a zone event. Both
+/// share the queue, so they are batched, bounded, retried and flushed alike. (Positions, the hot
+/// path, have a queue of their own of plain `PositionEstimate`s.)
+enum PendingRow: Sendable {
+    /// A raw ingest line of `site` received at `time` (Unix ns), without its newline.
+    case measurement(site: String, time: Int64, line: [UInt8])
+    /// A zone enter or exit of `tag` in `zone` of `site` at `time` (Unix ns).
+    case zoneEvent(site: String, tag: String, zone: String, event: ZoneEvent, time: Int64)
+}
+
+/// Writes one batch of history rows in one transaction, on the `HistoryWriter`'s thread: the part of
+/// the writer that knows the database (SQLite here, PostgreSQL in `PostgresBatchWriter`).
+///
+/// Threading invariant: an implementation is used only by the writer's thread, which owns it.
+protocol HistoryBatchWriting: AnyObject {
+    /// Writes `positions` (and their per-tag newest rows into `last_positions`) and `rows` in one
+    /// transaction; on error nothing of the batch is committed.
+    func write(positions: [PositionEstimate], rows: [PendingRow]) throws
+    /// Whether a failed batch should be kept and retried rather than dropped.
+    func isTransient(_ error: any Error) -> Bool
+    /// Closes the connection (the writer thread calls this as it stops).
+    func close()
 }
 
 /// A (site, tag) pair, the key of the tag dictionary.
@@ -19,7 +33,7 @@ struct SiteTag: Hashable {
 /// Writes batches of history rows in one transaction each, on the writer's thread.
 ///
 /// Threading invariant: used only by the `HistoryWriter`'s thread, which owns it and its connection.
-final class HistoryBatchWriter {
+final class HistoryBatchWriter: HistoryBatchWriting {
     /// The database file.
     let path: String
     /// The connection, opened on first use (and again after a failed open).
@@ -42,15 +56,15 @@ final class HistoryBatchWriter {
     /// transaction. On error nothing of the batch is committed.
     /// - Parameters:
     ///   - positions: history rows, any order; a repeated (site, tag, time) keeps the later one.
-    ///   - lines: raw ingest lines to record.
-    func write(positions: [PositionEstimate], lines: [PendingLine]) throws {
+    ///   - rows: raw ingest lines and zone events to record.
+    func write(positions: [PositionEstimate], rows: [PendingRow]) throws {
         let database = try open()
         try beforeBatch?(database)
         var added: [SiteTag] = []
         do {
             try database.transaction {
                 try insert(positions, into: database, added: &added)
-                try insert(lines, into: database)
+                try insert(rows, into: database)
             }
         } catch {
             for key in added { tagIDs[key] = nil }
@@ -67,10 +81,8 @@ final class HistoryBatchWriter {
     /// Whether a failed batch should be kept and retried (the cause may go away: disk full, I/O
     /// error, a lock held too long, a file that cannot be opened yet) rather than dropped.
     /// - Parameter error: what `write` threw.
-    static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? DatabaseError else { return false }
-        // BUSY, LOCKED, NOMEM, READONLY, IOERR, FULL, CANTOPEN, PROTOCOL.
-        return [5, 6, 7, 8, 10, 13, 14, 15].contains(error.code)
+    func isTransient(_ error: any Error) -> Bool {
+        (error as? DatabaseError)?.isTransient ?? false
     }
 
     private func open() throws -> Database {
@@ -130,19 +142,20 @@ final class HistoryBatchWriter {
         }
     }
 
-    private func insert(_ lines: [PendingLine], into database: Database) throws {
-        guard !lines.isEmpty else { return }
+    private func insert(_ rows: [PendingRow], into database: Database) throws {
+        guard !rows.isEmpty else { return }
         let insert = try database.cachedStatement(sql: HistorySQL.insertMeasurement)
-        for line in lines {
-            if let zone = line.zone {
-                try insertZoneEvent(site: line.site, time: line.time, zone, into: database)
-                continue
+        for row in rows {
+            switch row {
+            case let .measurement(site, time, line):
+                try insert.bind(site, at: 1)
+                try insert.bind(time, at: 2)
+                try insert.bind(line, at: 3)
+                try insert.step()
+                insert.reset()
+            case let .zoneEvent(site, tag, zone, event, time):
+                try insertZoneEvent(site: site, tag: tag, zone: zone, event: event, time: time, into: database)
             }
-            try insert.bind(line.site, at: 1)
-            try insert.bind(line.time, at: 2)
-            try insert.bind(line.line, at: 3)
-            try insert.step()
-            insert.reset()
         }
     }
 

@@ -11,7 +11,7 @@ extension HistoryWriter {
         // far longer than `maxDelay`: a SIGKILL then lost over a second of history.
         ThreadName.setCurrent("sextant.history")
         var batchPositions: [PositionEstimate] = []
-        var batchLines: [PendingLine] = []
+        var batchLines: [PendingRow] = []
         condition.lock()
         while true {
             let isRetrying = !batchPositions.isEmpty || !batchLines.isEmpty
@@ -25,12 +25,12 @@ extension HistoryWriter {
 
             var failure: (any Error)?
             if inFlight > 0 {
-                do { try batchWriter.write(positions: batchPositions, lines: batchLines) } catch { failure = error }
+                do { try batchWriter.write(positions: batchPositions, rows: batchLines) } catch { failure = error }
             }
 
             condition.lock()
             record(positions: batchPositions.count, lines: batchLines.count, failure: failure)
-            let keep = failure.map(HistoryBatchWriter.isTransient) ?? false
+            let keep = failure.map(batchWriter.isTransient) ?? false
             if keep && !isLast {
                 inFlight = batchPositions.count + batchLines.count
             } else {
@@ -100,6 +100,6 @@ extension HistoryWriter {
         }
         counters.failedBatches += 1
         counters.lastError = "\(failure)"
-        if !HistoryBatchWriter.isTransient(failure) { counters.droppedRows += positions + lines }
+        if !batchWriter.isTransient(failure) { counters.droppedRows += positions + lines }
     }
 }

@@ -12,30 +12,21 @@ extension HistoryWriter {
     ///   - event: enter or exit.
     ///   - time: the event's time, Unix nanoseconds.
     public func appendZoneEvent(site: String, tag: String, zone: String, event: ZoneEvent, time: Int64) {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !isClosing, queuedPositions.count + queuedLines.count + inFlight < maxPending else {
-            counters.droppedRows += 1
-            return
-        }
-        accepted += 1
-        queuedLines.append(PendingLine(site: site, time: time, line: [], zone: (tag, zone, event.rawValue)))
-        let queued = queuedPositions.count + queuedLines.count
-        if queued == 1 || queued == batchSize { condition.signal() }
+        admit(.zoneEvent(site: site, tag: tag, zone: zone, event: event, time: time))
     }
 }
 
 extension HistoryBatchWriter {
     /// Inserts one zone event inside the batch's transaction.
-    func insertZoneEvent(site: String, time: Int64, _ zone: (tag: String, zone: String, event: String),
+    func insertZoneEvent(site: String, tag: String, zone: String, event: ZoneEvent, time: Int64,
                          into database: Database) throws {
         let insert = try database.cachedStatement(sql: """
             INSERT INTO zone_events (site, tag, zone, event, t_ns) VALUES (?1, ?2, ?3, ?4, ?5)
             """)
         try insert.bind(site, at: 1)
-        try insert.bind(zone.tag, at: 2)
-        try insert.bind(zone.zone, at: 3)
-        try insert.bind(zone.event, at: 4)
+        try insert.bind(tag, at: 2)
+        try insert.bind(zone, at: 3)
+        try insert.bind(event.rawValue, at: 4)
         try insert.bind(time, at: 5)
         try insert.execute()
     }

@@ -48,7 +48,7 @@ public final class HistoryWriter: @unchecked Sendable {
 
     let condition = NSCondition()
     var queuedPositions: [PositionEstimate] = []
-    var queuedLines: [PendingLine] = []
+    var queuedLines: [PendingRow] = []
     /// Rows taken by the thread and not yet committed (the batch being written or kept for retry).
     var inFlight = 0
     /// Sequence numbers: rows accepted so far, and rows covered by a finished write attempt.
@@ -58,10 +58,10 @@ public final class HistoryWriter: @unchecked Sendable {
     var counters = Stats()
     var isClosing = false, isFinished = false
 
-    let batchWriter: HistoryBatchWriter
+    let batchWriter: any HistoryBatchWriting
 
-    /// Creates a writer for the database file at `path` (already migrated) and starts its thread.
-    /// Use `HistoryStore.makeWriter` rather than this.
+    /// Creates a writer for the SQLite database file at `path` (already migrated) and starts its
+    /// thread. Use `HistoryStore.makeWriter` rather than this.
     /// - Parameters:
     ///   - path: the database file.
     ///   - batchSize: pending rows that start a write early; at least 1.
@@ -69,13 +69,26 @@ public final class HistoryWriter: @unchecked Sendable {
     ///   - maxPending: the backlog bound, in rows; at least 1.
     ///   - retryDelay: the pause before retrying a failed batch.
     ///   - beforeBatch: a test seam, run on the writer's connection before each batch.
-    init(path: String, batchSize: Int, maxDelay: Duration, maxPending: Int, retryDelay: Duration = .seconds(1),
-         beforeBatch: (@Sendable (Database) throws -> Void)? = nil) {
+    convenience init(path: String, batchSize: Int, maxDelay: Duration, maxPending: Int,
+                     retryDelay: Duration = .seconds(1), beforeBatch: (@Sendable (Database) throws -> Void)? = nil) {
+        self.init(batchWriter: HistoryBatchWriter(path: path, beforeBatch: beforeBatch), batchSize: batchSize,
+                  maxDelay: maxDelay, maxPending: maxPending, retryDelay: retryDelay)
+    }
+
+    /// Creates a writer that hands its batches to `batchWriter` and starts its thread.
+    /// - Parameters:
+    ///   - batchWriter: the database side; from now on used only by the writer's thread.
+    ///   - batchSize: pending rows that start a write early; at least 1.
+    ///   - maxDelay: the longest a row waits before its batch starts.
+    ///   - maxPending: the backlog bound, in rows; at least 1.
+    ///   - retryDelay: the pause before retrying a failed batch.
+    init(batchWriter: any HistoryBatchWriting, batchSize: Int, maxDelay: Duration, maxPending: Int,
+         retryDelay: Duration = .seconds(1)) {
         self.batchSize = max(1, batchSize)
         self.maxDelay = maxDelay
         self.maxPending = max(1, maxPending)
         self.retryDelay = retryDelay
-        self.batchWriter = HistoryBatchWriter(path: path, beforeBatch: beforeBatch)
+        self.batchWriter = batchWriter
         queuedPositions.reserveCapacity(self.batchSize)
         let thread = Thread { [self] in run() }
         thread.name = "sextant.history"
@@ -111,10 +124,15 @@ public final class HistoryWriter: @unchecked Sendable {
     ///   - site: the site it was received for.
     ///   - time: its timestamp (or the receive time), Unix nanoseconds.
     public func append(measurementLine: [UInt8], site: String, time: Int64) {
+        admit(.measurement(site: site, time: time, line: measurementLine))
+    }
+
+    /// Queues one recorded line or zone event under the same admission as positions.
+    func admit(_ row: PendingRow) {
         condition.lock()
         defer { condition.unlock() }
         guard admitOne() else { return }
-        queuedLines.append(PendingLine(site: site, time: time, line: measurementLine))
+        queuedLines.append(row)
         wakeIfNeeded(queued: queuedPositions.count + queuedLines.count)
     }
 

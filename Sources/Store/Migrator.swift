@@ -83,7 +83,14 @@ public struct Migrator: Sendable {
 
     /// Checks the database's history is a subset of the code's, with the same names.
     private func check(recorded: [Int: String], against ordered: [Migration]) throws {
-        let known = Dictionary(uniqueKeysWithValues: ordered.map { ($0.version, $0.name) })
+        try Self.check(recorded: recorded, known: ordered.map { ($0.version, $0.name) })
+    }
+
+    /// Refuses recorded migrations newer than, absent from, or named differently from `known`
+    /// (shared with `PostgresSchema.migrate`).
+    static func check(recorded: [Int: String], known list: [(version: Int, name: String)]) throws {
+        let known = Dictionary(uniqueKeysWithValues: list.map { ($0.version, $0.name) })
+        let knownVersion = list.map(\.version).max() ?? 0
         if let newest = recorded.keys.max(), newest > knownVersion {
             throw MigrationError.databaseTooNew(databaseVersion: newest, knownVersion: knownVersion)
         }

@@ -9,6 +9,7 @@ enum HistoryCommand {
         USAGE: sextant history --site ID [--tag T]... [--from TIME] [--to TIME] [--format csv|lp|geojson]
                sextant history --site ID --last [--format csv|lp|geojson]
                sextant history --site ID --measurements [--from TIME] [--to TIME]
+               sextant history --site ID --inside WKT [--from TIME] [--to TIME] --database URL
                sextant history --prune --full-days N --keep-days M [--batch ROWS]
 
         Exports the position history the live service stored, one tag after another, each in time order:
@@ -20,7 +21,9 @@ enum HistoryCommand {
                    its vertices' times in the property 't_ns'
         --last gives each tag's last known position instead. --measurements writes the raw ingest
         lines recorded with 'serve --record-measurements' (line protocol, in time order), which
-        'sextant replay' takes as input.
+        'sextant replay' takes as input. --inside gives the positions inside a polygon (WKT in the site
+        frame, metres: 'POLYGON((0 0, 10 0, 10 5, 0 5, 0 0))', boundary included), ordered by tag then
+        time: who was there, and when. It needs PostgreSQL with PostGIS (docs/storage.md).
         --prune applies retention to every site: positions keep their full rate for --full-days,
         are thinned to one per tag per second until --keep-days, and are deleted after; recorded raw
         lines are kept --full-days, zone events --keep-days, each tag's last position always. It
@@ -35,6 +38,7 @@ enum HistoryCommand {
     static let format = Option.text("format", "F", default: "csv", help: "csv, lp or geojson")
     static let last = Option.flag("last", help: "the last known position of every tag")
     static let measurements = Option.flag("measurements", help: "the recorded raw ingest lines")
+    static let inside = Option.text("inside", "WKT", help: "only positions inside this polygon (PostgreSQL with PostGIS)")
     static let output = Option.text("output", "FILE", default: "-", help: "write there ('-': standard output)")
     static let prune = Option.flag("prune", help: "apply retention (see above); --site is then not needed")
     static let fullDays = Option.number("full-days", "N", default: 7, in: 0...36_500, help: "with --prune: days at full rate")
@@ -43,7 +47,7 @@ enum HistoryCommand {
     static let batch = Option.integer("batch", "ROWS", default: 10_000, in: 1...10_000_000,
                                       help: "with --prune: rows per transaction")
     static let spec = CommandSpec("history", about: about, options: [
-        site.spec, tag.spec, StoreOptions.from.spec, StoreOptions.to.spec, format.spec, last.spec, measurements.spec, output.spec,
+        site.spec, tag.spec, StoreOptions.from.spec, StoreOptions.to.spec, format.spec, last.spec, measurements.spec, inside.spec, output.spec,
         prune.spec, fullDays.spec, keepDays.spec, batch.spec,
     ] + StoreOptions.specs)
     static var help: String { spec.help }
@@ -67,12 +71,13 @@ enum HistoryCommand {
         }
         let store = try StoreOptions.open(a)
         try StoreOptions.requireSite(site, in: store, command: "history")
+        if let polygon = a[inside] { return try positionsInside(polygon, site: site, from: from, to: to, format: format, store, a) }
         let sink = try OutputSink(a[output])
         if a[measurements] {
             guard !a.given(Self.format) || format == "lp" else {
                 throw CommandError.usage("history: --measurements writes line protocol only")
             }
-            try store.forEachMeasurementPage(site: site, from: from, to: to) { page in
+            try store.forEachMeasurementPage(site: site, from: from, to: to, pageSize: 50_000) { page in
                 for m in page { try sink.write { $0.append(contentsOf: m.line); $0.append(10) } }
             }
             try sink.flush()
@@ -100,6 +105,23 @@ enum HistoryCommand {
             if !track.isEmpty { features.append(PositionExport.geoJSONFeature(track)) }
         }
         if format == "geojson" { try sink.write(PositionExport.geoJSONCollection(features)) }
+        try sink.flush()
+    }
+
+    /// `--inside WKT`: the positions inside the polygon, from PostgreSQL's spatial index.
+    private static func positionsInside(_ polygon: String, site: String, from: Nanoseconds?, to: Nanoseconds?,
+                                        format: String, _ store: any HistoryStorage, _ a: Arguments) throws {
+        guard !a[last] && !a[measurements] else { throw CommandError.usage("history: --inside takes no --last or --measurements") }
+        guard let postgres = store as? PostgresHistoryStore else {
+            throw CommandError.usage("history: --inside needs --database postgres://… (PostgreSQL with PostGIS)")
+        }
+        let found: [PositionEstimate]
+        do { found = try postgres.positionsInside(site: site, polygon: polygon, from: from, to: to) } catch {
+            throw CommandError.data("history: --inside: \(error)")
+        }
+        let sink = try OutputSink(a[output])
+        if format == "csv" { try sink.write(PositionExport.csvHeader) }
+        try write(found, format: format, to: sink)
         try sink.flush()
     }
 

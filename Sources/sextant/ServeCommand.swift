@@ -96,7 +96,8 @@ enum ServeCommand {
         do {
             host = try ServiceHost(config: config, imports: imports, fallback: .demoWarehouse, logger: logger)
         } catch {
-            throw CommandError(message: "serve: cannot open the data directory '\(config.dataDirectory)': \(error)",
+            let what = config.database == nil ? "the data directory '\(config.dataDirectory)'" : "the history database"
+            throw CommandError(message: "serve: cannot open \(what): \(error)",
                                code: .cantCreate)
         }
         let service = host.service

@@ -4,16 +4,19 @@ import Server
 import Store
 import Wire
 
-/// Options shared by the commands that read the data directory (`site`, `history`, `zones`).
+/// Options shared by the commands that read the history database (`site`, `history`, `zones`):
+/// `--data-dir` for the SQLite file, or `--database postgres://…` for PostgreSQL.
 enum StoreOptions {
     /// `--data-dir DIR`: the same declaration as `serve`'s (`ServiceConfig.settings`, key `dataDirectory`).
     static let dataDirectory = Option<String?>.setting("dataDirectory")
+    /// `--database URL`: the same declaration as `serve`'s (key `database`).
+    static let database = Option<String?>.setting("database")
     /// `--from TIME` and `--to TIME`.
     static let from = Option.time("from", help: "start, inclusive")
     static let to = Option.time("to", help: "end, exclusive")
 
     /// The options every command that reads the store takes.
-    static let specs = [dataDirectory.spec, ConfigFile.option.spec]
+    static let specs = [dataDirectory.spec, database.spec, ConfigFile.option.spec]
 
     /// The data directory: `--data-dir`, else the `--config` file's `dataDirectory`, else the default.
     static func directory(_ a: Arguments) throws -> String {
@@ -26,7 +29,17 @@ enum StoreOptions {
     /// - Parameters:
     ///   - a: the parsed arguments.
     ///   - create: create the directory and database if missing (for `site import`).
-    static func open(_ a: Arguments, create: Bool = false) throws -> HistoryStore {
+    static func open(_ a: Arguments, create: Bool = false) throws -> any HistoryStorage {
+        if let url = try a[database] ?? (a[dataDirectory] == nil ? ConfigFile.load(a).database : nil) {
+            guard HistoryDatabase.isPostgres(url) else {
+                throw CommandError.usage("\(a.command): --database must be a postgres:// URL, got '\(url)'")
+            }
+            do {
+                return try PostgresHistoryStore(url: url)
+            } catch {
+                throw CommandError(message: "\(a.command): cannot open the database: \(error)", code: .noInput)
+            }
+        }
         let directory = try directory(a)
         let file = (directory as NSString).appendingPathComponent(StoreSchema.fileName)
         guard create || FileManager.default.fileExists(atPath: file) else {
@@ -41,7 +54,7 @@ enum StoreOptions {
 
     /// Refuses (exit 66, as `site show`) a site the store knows nothing of: no map stored and no
     /// position recorded under its id.
-    static func requireSite(_ id: String, in store: HistoryStore, command: String) throws {
+    static func requireSite(_ id: String, in store: any HistoryStorage, command: String) throws {
         guard try store.siteJSON(id: id) == nil, try store.tags(site: id).isEmpty else { return }
         throw CommandError(message: "\(command): no site '\(id)' in the database (see 'sextant site list')", code: .noInput)
     }

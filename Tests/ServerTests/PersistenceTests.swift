@@ -24,7 +24,7 @@ import SextantTestSupport
         let second = try TestService(directory: dir, imports: [])
         defer { second.stop(removeData: false) }
         #expect(second.service.sites.map(\.id) == ["demo-warehouse"])
-        #expect(try second.host.store.positionCount() == written.positionsOut)
+        #expect(try second.host.store.positionCount(site: nil, tag: nil, from: nil, to: nil) == written.positionsOut)
         let after = second.service.lastPositions().sorted { $0.tag < $1.tag }
         #expect(after.map(\.tag) == before.map(\.tag))
         #expect(after.map(\.time) == before.map(\.time))

@@ -4,10 +4,9 @@ import Testing
 
 @Suite("History export pages")
 struct HistoryExportTests {
-    @Test("position pages cover [from, to) exactly: from inclusive, to exclusive, across page boundaries")
-    func positionPagesAtRangeEdges() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("position pages cover [from, to) exactly: from inclusive, to exclusive, across page boundaries", arguments: StoreKind.allCases)
+    func positionPagesAtRangeEdges(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter()
             let times: [Int64] = Array(stride(from: 100, through: 200, by: 10))
             for t in times { writer.append(makeEstimate(tag: "T1", time: t)) }
@@ -33,10 +32,9 @@ struct HistoryExportTests {
         }
     }
 
-    @Test("measurement pages keep lines that share a time, in recording order, at the range edges")
-    func measurementPagesWithEqualTimes() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("measurement pages keep lines that share a time, in recording order, at the range edges", arguments: StoreKind.allCases)
+    func measurementPagesWithEqualTimes(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter()
             // Five lines at t = 10 (more than a page), then t = 20 and 30; one line of another site.
             var expected: [String] = []

@@ -39,10 +39,9 @@ struct HistoryStoreTests {
         }
     }
 
-    @Test("sites round-trip, and saving again updates the site in place")
-    func sitesRoundTrip() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("sites round-trip, and saving again updates the site in place", arguments: StoreKind.allCases)
+    func sitesRoundTrip(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             #expect(try store.loadSites().isEmpty)
             let warehouse = Site.demoWarehouse
             let json = Array(Site.demoWarehouseJSON.utf8)
@@ -67,10 +66,9 @@ struct HistoryStoreTests {
         }
     }
 
-    @Test("re-saving a site keeps its history and last positions")
-    func resavingKeepsHistory() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("re-saving a site keeps its history and last positions", arguments: StoreKind.allCases)
+    func resavingKeepsHistory(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let site = Site.demoWarehouse
             try store.saveSite(site)
             let writer = store.makeWriter()
@@ -82,10 +80,9 @@ struct HistoryStoreTests {
         }
     }
 
-    @Test("a stored site that no longer parses is reported with its id")
-    func corruptSite() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("a stored site that no longer parses is reported with its id", arguments: StoreKind.allCases)
+    func corruptSite(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             try store.saveSite(Site.demoWarehouse, json: Array(#"{"id": "demo-warehouse"}"#.utf8))
             let error = #expect(throws: SiteError.self) { _ = try store.loadSites() }
             #expect("\(error.map { "\($0)" } ?? "")".contains("database site 'demo-warehouse'"))

@@ -5,10 +5,9 @@ import Testing
 
 @Suite("HistoryWriter, sorted multi-row inserts")
 struct HistoryWriterOrderTests {
-    @Test("one batch of 37 interleaved tags, out of order, with repeats: every row read back, the later repeat wins")
-    func interleavedBatch() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("one batch of 37 interleaved tags, out of order, with repeats: every row read back, the later repeat wins", arguments: StoreKind.allCases)
+    func interleavedBatch(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 100_000, maxDelay: .seconds(30))
             let tags = (0..<37).map { "T\($0)" }
             var expected: [String: [Int64: PositionEstimate]] = [:]

@@ -5,10 +5,9 @@ import Testing
 
 @Suite("HistoryWriter")
 struct HistoryWriterTests {
-    @Test("positions written in several batches read back exactly, per tag and at the range edges")
-    func batchesReadBack() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("positions written in several batches read back exactly, per tag and at the range edges", arguments: StoreKind.allCases)
+    func batchesReadBack(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 64)
             let tags = ["T1", "T2", "forklift-7", "ünïcode tag"]
             var expected: [String: [PositionEstimate]] = [:]
@@ -45,10 +44,9 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("a batch handed over at once is committed without a flush: below the batch size by the delay, above it at once")
-    func appendContentsOfWakesTheWriter() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("a batch handed over at once is committed without a flush: below the batch size by the delay, above it at once", arguments: StoreKind.allCases)
+    func appendContentsOfWakesTheWriter(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 100, maxDelay: .milliseconds(50))
             writer.append(contentsOf: (0..<10).map { makeEstimate(tag: "A", time: Int64($0)) })
             let end = Date().addingTimeInterval(5)
@@ -61,10 +59,9 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("lastPositions holds the newest row per tag after several batches, even if an older one comes later")
-    func lastPositionsNewestPerTag() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("lastPositions holds the newest row per tag after several batches, even if an older one comes later", arguments: StoreKind.allCases)
+    func lastPositionsNewestPerTag(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter()
             for batch in 0..<5 {
                 for tag in ["A", "B", "C"] {
@@ -84,12 +81,12 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("reopening the data directory keeps sites, history, last positions and measurements")
-    func reopenKeepsEverything() throws {
-        try withTemporaryDirectory { directory in
-            let dataDirectory = directory.path("data")
+    @Test("reopening the data directory keeps sites, history, last positions and measurements",
+          arguments: StoreKind.allCases)
+    func reopenKeepsEverything(_ kind: StoreKind) throws {
+        try withStore(kind) { (first: TestStore) throws in
             do {
-                let store = try HistoryStore(directory: dataDirectory)
+                let store = first
                 try store.saveSite(Site.demoWarehouse)
                 let writer = store.makeWriter()
                 for step in 0..<100 { writer.append(makeEstimate(tag: "T\(step % 7)", time: Int64(step))) }
@@ -97,7 +94,7 @@ struct HistoryWriterTests {
                               site: "demo-warehouse", time: 5)
                 writer.close()
             }
-            let store = try HistoryStore(directory: dataDirectory)
+            let store = try first.reopen()
             #expect(try store.loadSites() == [Site.demoWarehouse])
             #expect(try store.positionCount() == 100)
             #expect(try store.lastPositions().count == 7)
@@ -106,25 +103,23 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("flush returns only after the rows are committed and visible to another connection")
-    func flushCommits() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("flush returns only after the rows are committed and visible to another connection", arguments: StoreKind.allCases)
+    func flushCommits(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             // A long delay and a large batch: only flush can start this write.
             let writer = store.makeWriter(batchSize: 1_000_000, maxDelay: .seconds(3600))
-            let reader = try Database(path: store.path)
+            let reader = try store.reopen()  // another connection
             for step in 0..<1000 { writer.append(makeEstimate(tag: "T", time: Int64(step))) }
             #expect(writer.flush() == 1000)
-            #expect(try reader.scalar("SELECT count(*) FROM positions") == .integer(1000))
+            #expect(try reader.positionCount() == 1000)
             #expect(writer.flush() == 1000)  // nothing new: returns at once
             writer.close()
         }
     }
 
-    @Test("rows are written after maxDelay without a flush")
-    func maxDelayWrites() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("rows are written after maxDelay without a flush", arguments: StoreKind.allCases)
+    func maxDelayWrites(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 1000, maxDelay: .milliseconds(20))
             writer.append(makeEstimate(tag: "T", time: 1))
             let deadline = Date().addingTimeInterval(10)
@@ -134,10 +129,9 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("a closed writer drops and counts further appends without crashing")
-    func closedWriterIgnoresAppends() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("a closed writer drops and counts further appends without crashing", arguments: StoreKind.allCases)
+    func closedWriterIgnoresAppends(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter()
             writer.append(makeEstimate(tag: "T", time: 1))
             writer.close()
@@ -152,10 +146,9 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("raw measurement lines are recorded with their site and time, in order")
-    func measurementRecording() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("raw measurement lines are recorded with their site and time, in order", arguments: StoreKind.allCases)
+    func measurementRecording(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 10)
             var expected: [RecordedMeasurement] = []
             for step in 0..<50 {
@@ -178,10 +171,9 @@ struct HistoryWriterTests {
         }
     }
 
-    @Test("NaN values are stored as NULL and read back as NaN")
-    func nanRoundTrip() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("NaN values are stored as NULL and read back as NaN", arguments: StoreKind.allCases)
+    func nanRoundTrip(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter()
             var estimate = makeEstimate(tag: "T", time: 1)
             estimate.covXY = .nan

@@ -4,10 +4,9 @@ import Testing
 
 @Suite("Retention")
 struct RetentionTests {
-    @Test("a generated 100 s history at 10 Hz: old rows deleted, middle thinned to 1 Hz, recent kept, in small batches")
-    func generatedHistory() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("a generated 100 s history at 10 Hz: old rows deleted, middle thinned to 1 Hz, recent kept, in small batches", arguments: StoreKind.allCases)
+    func generatedHistory(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter()
             let second: Int64 = 1_000_000_000
             let base: Int64 = 1_700_000_000 * second
@@ -49,7 +48,7 @@ struct RetentionTests {
 @Suite("Retention, incremental")
 struct IncrementalRetentionTests {
     /// 100 s of one tag at 10 Hz (7 ms past each tenth), as in `RetentionTests`.
-    static func fill(_ store: HistoryStore, base: Int64) {
+    static func fill(_ store: TestStore, base: Int64) {
         let writer = store.makeWriter()
         for step in 0..<1000 {
             writer.append(makeEstimate(tag: "T1", time: base + Int64(step) * 100_000_000 + 7_000_000))
@@ -57,34 +56,32 @@ struct IncrementalRetentionTests {
         writer.close()
     }
 
-    @Test("a run that starts where the previous one stopped thinning ends like one run over everything")
-    func secondRunContinues() throws {
-        try withTemporaryDirectory { directory in
+    @Test("a run that starts where the previous one stopped thinning ends like one run over everything",
+          arguments: StoreKind.allCases)
+    func secondRunContinues(_ kind: StoreKind) throws {
+        try withStore(kind) { (stepwise: TestStore) throws in try withStore(kind) { (once: TestStore) throws in
             let second: Int64 = 1_000_000_000
             let base: Int64 = 1_700_000_000 * second
             // 10.55 s at full rate: the first run's thinning ends mid-second (at 69.45 s).
             let policy = RetentionPolicy(fullRate: 10 * second + 550_000_000, keep: 60 * second)
-            let stepwise = try HistoryStore(directory: directory.path("a"))
             Self.fill(stepwise, base: base)
             let first = base + 80 * second
             _ = try stepwise.applyRetention(policy, now: first, batchSize: 7)
             let r = try stepwise.applyRetention(policy, now: base + 100 * second, batchSize: 7,
                                                 thinnedBefore: first - policy.fullRate)
             #expect(r.positionsThinned > 0)
-            let once = try HistoryStore(directory: directory.path("b"))
             Self.fill(once, base: base)
             _ = try once.applyRetention(policy, now: base + 100 * second, batchSize: 7)
             let a = try stepwise.positions(site: "demo-warehouse", tag: "T1").map(\.time)
             let b = try once.positions(site: "demo-warehouse", tag: "T1").map(\.time)
             #expect(a == b)
             #expect(a.count == 50 + 105, "seconds 40-89 at 1 Hz, then 89.507-99.907 s at 10 Hz")
-        }
+        } }
     }
 
-    @Test("a cancelled run stops between tags")
-    func cancelled() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("a cancelled run stops between tags", arguments: StoreKind.allCases)
+    func cancelled(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             Self.fill(store, base: 0)
             let r = try store.applyRetention(RetentionPolicy(fullRate: 0, keep: 0), now: 1_000_000_000_000,
                                              isCancelled: { true })

@@ -4,10 +4,9 @@ import Testing
 
 @Suite("Zone events")
 struct ZoneEventTests {
-    @Test("zone events written by the history writer read back by site and time range")
-    func writeAndRead() throws {
-        try withTemporaryDirectory { directory in
-            let store = try HistoryStore(directory: directory.path("data"))
+    @Test("zone events written by the history writer read back by site and time range", arguments: StoreKind.allCases)
+    func writeAndRead(_ kind: StoreKind) throws {
+        try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 2)
             writer.append(makeEstimate(tag: "T1", time: 5))
             writer.appendZoneEvent(site: "demo-warehouse", tag: "T1", zone: "dock", event: .enter, time: 10)

@@ -1,0 +1,160 @@
+internal import Positioning
+
+/// Writes batches of history rows to PostgreSQL in one transaction each, on the `HistoryWriter`'s
+/// thread, with `COPY … FROM STDIN (FORMAT binary)`: positions straight into `positions`, each
+/// tag's newest row through a staging table into `last_positions` (an upsert that keeps the newer),
+/// and recorded lines and zone events into their tables.
+///
+/// A position repeating a stored (tag, time) makes the direct `COPY` fail on the primary key; the
+/// batch is then written again through a staging table with `ON CONFLICT DO UPDATE`, so that the
+/// later row replaces the earlier one, as in SQLite. A lost connection (the server restarted) fails
+/// the batch with a transient error: the writer keeps its rows, and the next attempt connects again.
+///
+/// Threading invariant: used only by the `HistoryWriter`'s thread, which owns it and its connection.
+final class PostgresBatchWriter: HistoryBatchWriting {
+    /// The server.
+    let url: String
+    /// The connection, opened on first use and again after it was lost.
+    private var connection: PostgresConnection?
+    /// Tag ids already in `tags`; emptied when a batch fails (its new tags rolled back).
+    private var tagIDs: [SiteTag: Int64] = [:]
+
+    /// A writer for the database at `url`, already migrated; nothing is opened until the first batch.
+    init(url: String) { self.url = url }
+
+    static let positionColumns = "tag_id, t_ns, \(PostgresSchema.valueColumnNames)"
+    static let copyPositions = "COPY positions (\(positionColumns)) FROM STDIN (FORMAT binary)"
+    static let copyStage = "COPY sextant_stage (\(positionColumns)) FROM STDIN (FORMAT binary)"
+    static let copyMeasurements = "COPY measurements (site, t_ns, line) FROM STDIN (FORMAT binary)"
+    static let copyZoneEvents = "COPY zone_events (site, tag, zone, event, t_ns) FROM STDIN (FORMAT binary)"
+    static let updateValues = """
+        t_ns = excluded.t_ns, x = excluded.x, y = excluded.y, z = excluded.z,
+            vx = excluded.vx, vy = excluded.vy, vz = excluded.vz, sigma = excluded.sigma,
+            cxx = excluded.cxx, cxy = excluded.cxy, cyy = excluded.cyy,
+            cxz = excluded.cxz, cyz = excluded.cyz, czz = excluded.czz,
+            anchors = excluded.anchors, motion = excluded.motion
+        """
+    static let upsertLast = """
+        INSERT INTO last_positions (\(positionColumns)) SELECT \(positionColumns) FROM sextant_stage
+        ON CONFLICT (tag_id) DO UPDATE SET \(updateValues) WHERE excluded.t_ns >= last_positions.t_ns
+        """
+    static let upsertPositions = """
+        INSERT INTO positions (\(positionColumns)) SELECT \(positionColumns) FROM sextant_stage
+        ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(updateValues)
+        """
+
+    func write(positions: [PositionEstimate], rows: [PendingRow]) throws {
+        do {
+            try write(positions, rows, replacing: false)
+        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+            try write(positions, rows, replacing: true)
+        }
+    }
+
+    func isTransient(_ error: any Error) -> Bool {
+        (error as? PostgresError)?.isTransient ?? false
+    }
+
+    func close() {
+        connection = nil
+        tagIDs.removeAll()
+    }
+
+    /// One attempt in one transaction; `replacing` routes positions through the staging upsert.
+    private func write(_ positions: [PositionEstimate], _ rows: [PendingRow], replacing: Bool) throws {
+        let c = try open()
+        do {
+            try c.execute("BEGIN")
+            try insert(positions, into: c, replacing: replacing)
+            try insert(rows, into: c)
+            try c.execute("COMMIT")
+        } catch {
+            tagIDs.removeAll()
+            if c.isOpen { try? c.execute("ROLLBACK") } else { connection = nil }
+            throw error
+        }
+    }
+
+    private func open() throws -> PostgresConnection {
+        if let connection, connection.isOpen { return connection }
+        connection = nil
+        tagIDs.removeAll()
+        let opened = try PostgresConnection(url: url)
+        // Each batch commits its rows; an acknowledged flush should survive a server crash, so the
+        // commit waits for the WAL flush (the server's default, stated here so no setting weakens it).
+        try opened.execute("""
+            SET synchronous_commit = on;
+            CREATE TEMP TABLE sextant_stage (
+                tag_id bigint NOT NULL, t_ns bigint NOT NULL,
+                x double precision, y double precision, z double precision,
+                vx double precision, vy double precision, vz double precision, sigma double precision,
+                cxx double precision, cxy double precision, cyy double precision,
+                cxz double precision, cyz double precision, czz double precision,
+                anchors integer NOT NULL, motion text NOT NULL) ON COMMIT DELETE ROWS;
+            """)
+        connection = opened
+        return opened
+    }
+
+    /// Copies the rows in (tag, time) order, then upserts each tag's newest row into `last_positions`.
+    private func insert(_ positions: [PositionEstimate], into c: PostgresConnection, replacing: Bool) throws {
+        guard !positions.isEmpty else { return }
+        var order: [(tagID: Int64, time: Int64, index: Int)] = []
+        order.reserveCapacity(positions.count)
+        for index in positions.indices {
+            let e = positions[index]
+            order.append((try tagID(site: e.site, tag: e.tag, in: c), e.time, index))
+        }
+        order.sort { ($0.tagID, $0.time, $0.index) < ($1.tagID, $1.time, $1.index) }
+        // A repeated (tag, time) within the batch: the later row wins, so keep the last of each run.
+        var copy = PostgresCopyBuffer(capacity: positions.count * 180)
+        for (i, row) in order.enumerated()
+        where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
+            copy.position(positions[row.index], tagID: row.tagID)
+        }
+        if replacing {
+            try c.copy(Self.copyStage, data: copy.finish())
+            try c.execute(Self.upsertPositions + "; TRUNCATE sextant_stage")
+        } else {
+            try c.copy(Self.copyPositions, data: copy.finish())
+        }
+        var newest = PostgresCopyBuffer(capacity: 4096)
+        for (i, row) in order.enumerated() where i == order.count - 1 || order[i + 1].tagID != row.tagID {
+            newest.position(positions[row.index], tagID: row.tagID)
+        }
+        try c.copy(Self.copyStage, data: newest.finish())
+        try c.execute(Self.upsertLast)
+    }
+
+    private func insert(_ rows: [PendingRow], into c: PostgresConnection) throws {
+        var lines = PostgresCopyBuffer(), events = PostgresCopyBuffer()
+        var lineCount = 0, eventCount = 0
+        for row in rows {
+            switch row {
+            case let .measurement(site, time, line):
+                lines.beginRow(fields: 3)
+                lines.text(site); lines.int64(time); lines.data(line)
+                lineCount += 1
+            case let .zoneEvent(site, tag, zone, event, time):
+                events.beginRow(fields: 5)
+                events.text(site); events.text(tag); events.text(zone); events.text(event.rawValue); events.int64(time)
+                eventCount += 1
+            }
+        }
+        if lineCount > 0 { try c.copy(Self.copyMeasurements, data: lines.finish()) }
+        if eventCount > 0 { try c.copy(Self.copyZoneEvents, data: events.finish()) }
+    }
+
+    /// The dictionary id of (site, tag), adding it to `tags` (inside the open transaction) if new.
+    private func tagID(site: String, tag: String, in c: PostgresConnection) throws -> Int64 {
+        let key = SiteTag(site: site, tag: tag)
+        if let id = tagIDs[key] { return id }
+        let rows = try c.query("""
+            INSERT INTO tags (site, tag) VALUES ($1, $2)
+            ON CONFLICT (site, tag) DO UPDATE SET tag = excluded.tag RETURNING id
+            """, [site, tag])
+        let id = rows.int64(0, 0)
+        tagIDs[key] = id
+        return id
+    }
+}

@@ -1,0 +1,124 @@
+internal import CLibPQ
+internal import Foundation
+
+/// One libpq connection (`PGconn*`), its one owner: opened in `init`, finished in `deinit`.
+///
+/// Threading invariant: a connection is confined to one thread at a time (libpq connections are not
+/// thread-safe). `PostgresHistoryStore` confines its connection to a serial queue and the history
+/// writer's to its own thread; every call blocks on the network, so none runs on the cooperative
+/// pool. It is `@unchecked Sendable` only so that it can be handed to that queue or thread once.
+final class PostgresConnection: @unchecked Sendable {
+    /// The one owner of the `PGconn*`.
+    private let connection: OpaquePointer
+
+    /// Connects to `url` (a libpq URI such as `postgres://user@127.0.0.1:5432/sextant`, or a
+    /// `key=value` string). Throws a transient `PostgresError` if the server cannot be reached.
+    init(url: String) throws {
+        guard let handle = PQconnectdb(url) else {
+            throw PostgresError(sqlState: nil, message: "out of memory", isConnectionFailure: true)
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.message(of: handle)
+            PQfinish(handle)
+            throw PostgresError(sqlState: nil, message: "cannot connect: \(message)", isConnectionFailure: true)
+        }
+        connection = handle
+        // The server's NOTICEs ("relation already exists, skipping") would go to stderr: drop them.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// False once the connection is lost (the server restarted, the network failed); a new
+    /// connection is then needed.
+    var isOpen: Bool { PQstatus(connection) == CONNECTION_OK }
+
+    /// Runs one or more `;`-separated statements without parameters, discarding rows.
+    func execute(_ sql: String) throws {
+        _ = try check(PQexec(connection, sql), sql: sql)
+    }
+
+    /// Runs one statement with `parameters` (`$1` …, in PostgreSQL's text form; nil is `NULL`) and
+    /// returns its rows in binary form.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { for p in copies { free(p) } }
+        let raw = copies.map { UnsafePointer($0) }
+        let result = raw.withUnsafeBufferPointer { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 1)
+        }
+        return try check(result, sql: sql)
+    }
+
+    /// Runs one `INSERT`, `UPDATE` or `DELETE` with `parameters`. - Returns: the rows it changed.
+    func command(_ sql: String, _ parameters: [String?]) throws -> Int {
+        let result = try query(sql, parameters)
+        return Int(String(cString: PQcmdTuples(result.handle))) ?? 0
+    }
+
+    /// Runs `sql` (a `COPY … FROM STDIN`) and sends `data` as its input in one go.
+    /// - Returns: the rows copied.
+    @discardableResult
+    func copy(_ sql: String, data: [UInt8]) throws -> Int {
+        let start = PQexec(connection, sql)
+        guard PQresultStatus(start) == PGRES_COPY_IN else { _ = try check(start, sql: sql); return 0 }
+        PQclear(start)
+        let chunk = 1 << 20
+        var offset = 0
+        var sent = true
+        data.withUnsafeBufferPointer { bytes in
+            while offset < bytes.count, sent {
+                let n = min(chunk, bytes.count - offset)
+                sent = bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: n) {
+                    PQputCopyData(connection, $0, Int32(n)) == 1
+                }
+                offset += n
+            }
+        }
+        // After a failed send PQputCopyEnd reports the error; its result carries the reason.
+        guard PQputCopyEnd(connection, nil) == 1 else { throw error(sql: sql) }
+        let result = try check(PQgetResult(connection), sql: sql)
+        while let extra = PQgetResult(connection) { PQclear(extra) }  // drain to the idle state
+        return Int(String(cString: PQcmdTuples(result.handle))) ?? 0
+    }
+
+    /// Wraps `result`, or throws its error (and drains any further results).
+    private func check(_ result: OpaquePointer?, sql: String) throws -> PostgresResult {
+        guard let result else { throw error(sql: sql) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return PostgresResult(result)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            let message = primary ?? String(cString: PQresultErrorMessage(result))
+            PQclear(result)
+            while let extra = PQgetResult(connection) { PQclear(extra) }
+            throw PostgresError(sqlState: state.map(SQLState.init(rawValue:)), message: message, sql: sql,
+                                isConnectionFailure: !isOpen)
+        }
+    }
+
+    /// The connection's current error, for a call that returned no result.
+    private func error(sql: String?) -> PostgresError {
+        PostgresError(sqlState: nil, message: Self.message(of: connection), sql: sql, isConnectionFailure: !isOpen)
+    }
+
+    private static func message(of handle: OpaquePointer) -> String {
+        // One line for the log: libpq's messages run over several lines with tabs.
+        String(cString: PQerrorMessage(handle)).split(whereSeparator: { $0 == "\n" || $0 == "\t" })
+            .map { $0.trimmingCharacters() }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and newlines (libpq's messages end in a newline).
+    func trimmingWhitespace() -> String {
+        let bytes = Array(utf8)
+        let isSpace = { (b: UInt8) in b == 32 || b == 10 || b == 13 || b == 9 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+}

@@ -1,0 +1,37 @@
+public import Positioning
+
+extension PostgresHistoryStore {
+    /// The positions of a site's tags inside a polygon (boundary included) with `from <= time < to`,
+    /// ordered by tag then time: "who was inside this area between t1 and t2", answered with the
+    /// spatial index on `positions.geom`. Needs PostGIS in the server (`isSpatial`).
+    /// - Parameters:
+    ///   - site: the site id.
+    ///   - polygon: the area as WKT in the site frame, metres, for example
+    ///     `POLYGON((0 0, 10 0, 10 5, 0 5, 0 0))`.
+    ///   - from: inclusive start, Unix nanoseconds; nil for the beginning.
+    ///   - to: exclusive end, Unix nanoseconds; nil for no end.
+    /// - Throws: `PostgresError` when PostGIS is missing or the WKT does not parse.
+    public func positionsInside(site: String, polygon: String, from: Nanoseconds? = nil,
+                                to: Nanoseconds? = nil) throws -> [PositionEstimate] {
+        guard isSpatial else {
+            throw PostgresError(sqlState: nil, message: "PostGIS is not installed in the server, so positions have no "
+                                + "geom column (Debian: apt install postgresql-15-postgis-3, then reopen the database)")
+        }
+        return try withConnection { c in
+            let rows = try c.query("""
+                SELECT t.tag, \(HistorySQL.readColumns.split(separator: ",").map { "p." + $0.trimmingCharacters() }
+                    .joined(separator: ", "))
+                FROM positions p JOIN tags t ON t.id = p.tag_id
+                WHERE t.site = $1 AND ST_Intersects(p.geom, ST_GeomFromText($2))
+                  AND p.t_ns >= $3 AND p.t_ns < $4
+                ORDER BY t.tag, p.t_ns
+                """, [site, polygon, String(from ?? .min), String(to ?? .max)])
+            return (0..<rows.count).map { rows.position(row: $0, site: site, tag: rows.string($0, 0) ?? "", from: 1) }
+        }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and newlines.
+    func trimmingCharacters() -> String { String(self).trimmingWhitespace() }
+}
