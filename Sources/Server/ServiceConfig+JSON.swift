@@ -13,7 +13,7 @@ extension ServiceConfig {
                                   "maxSubscriptionLength",
                                   "maxSubscriptionItems", "maxRememberedTags", "ingestTokens", "feedTokens", "authTimeout",
                                   "ingestIdleTimeout", "timestampPrecision",
-                                  "retentionFullDays", "retentionKeepDays", "retentionInterval"]
+                                  "retentionFullDays", "retentionKeepDays", "retentionInterval", "mqtt"]
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
     ///
@@ -115,6 +115,7 @@ extension ServiceConfig {
         if let v = try number("retentionFullDays") { retentionFullDays = v }
         if let v = try number("retentionKeepDays") { retentionKeepDays = v }
         if let v = try number("retentionInterval") { retentionInterval = v }
+        if let v = object["mqtt"] { mqtt = try MQTTConfig(json: v) }
         try validate()
     }
 }

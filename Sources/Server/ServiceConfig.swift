@@ -115,6 +115,8 @@ public struct ServiceConfig: Sendable, Equatable {
     /// this long is closed (default 900 s; 0: never). With tokens, `authTimeout` bounds the wait for
     /// the first line instead.
     public var ingestIdleTimeout: Double = 900
+    /// MQTT in and out through a broker (default nil: off); see docs/mqtt.md.
+    public var mqtt: MQTTConfig?
 
     public init() {}
 
@@ -188,6 +190,7 @@ public struct ServiceConfig: Sendable, Equatable {
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
         try check(ingestIdleTimeout >= 0 && ingestIdleTimeout <= 86_400, "ingestIdleTimeout",
                   "must be between 0 and 86400 seconds (0: never)")
+        try mqtt?.validate()
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
         if let d = retentionFullDays {

@@ -74,6 +74,8 @@ final class ServiceLoop: @unchecked Sendable {
     /// One read buffer for every connection (the loop reads one connection at a time).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     var stopping = false
+    /// MQTT in and out (nil: off); set before the loop runs.
+    var mqtt: MQTTBridge?
 
     private let commandLock = NSLock()
     private var commands: [@Sendable (ServiceLoop) -> Void] = []
@@ -252,6 +254,7 @@ final class ServiceLoop: @unchecked Sendable {
             s.historyError = h.lastError
         }
         s.uptimeSeconds = Double(ServiceClock.monotonicNow() - startedMonotonic) * 1e-9
+        s.mqtt = mqtt?.stats()
         return s
     }
 
