@@ -49,9 +49,11 @@ public final class Service: @unchecked Sendable {
                                    logger: logger)
         self.loop = loop
         if let m = config.mqtt {
-            let bridge = try MQTTBridge(config: m, logger: logger) { [weak loop] in loop?.submit { $0.drainMQTT() } }
-            loop.mqtt = bridge
-            loop.hub.addObserver(bridge.publisher)
+            let bridge = try MQTTBridge(config: m, logger: logger) { [weak loop] in loop?.submit { $0.mqtt?.drainInbox() } }
+            let transport = MQTTIngest(loop: loop, admission: loop.admission, bridge: bridge)
+            loop.mqtt = transport
+            loop.add(transport, tokens: [])
+            loop.engine.hub.addObserver(bridge.publisher)
             mqtt = bridge
         } else {
             mqtt = nil
@@ -132,13 +134,29 @@ public final class Service: @unchecked Sendable {
         return box.value
     }
 
+    /// Blocks until `condition` holds for the counters, or `timeout` seconds pass. The loop checks it
+    /// at the end of every turn (after each batch of events, and at least once a second), so a
+    /// condition on lines processed holds as soon as they are, without polling.
+    /// - Returns: the counters that met the condition; when the timeout passed first, the counters then.
+    public func waitForStats(timeout: Double, until condition: @escaping @Sendable (ServiceStats) -> Bool) -> ServiceStats {
+        guard state == .running else { return stats() }
+        let watcher = StatsWatcher(condition)
+        loop.submit { l in
+            l.statsWatchers.append(watcher)
+            l.checkWatchers()
+        }
+        if watcher.done.wait(timeout: .now() + timeout) == .success { return watcher.value }
+        loop.submit { $0.removeWatcher(watcher) }
+        return stats()
+    }
+
     /// Puts site maps in place while running (on the loop thread; returns once they are): a changed
     /// map restarts its site's tracker, a new site is added, the same map changes nothing. The store
     /// is not written: the files are imported again at the next start.
     public func reload(sites files: [SiteFile]) {
         guard state == .running else { return }
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in l.reload(sites: files); done.signal() }
+        loop.submit { l in l.engine.reload(sites: files); done.signal() }
         _ = done.wait(timeout: .now() + 5)
     }
 
@@ -147,9 +165,17 @@ public final class Service: @unchecked Sendable {
         guard state == .running else { return [] }
         let box = PositionsBox()
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in box.value = l.hub.lastPositions.entries.values.map(\.estimate); done.signal() }
+        loop.submit { l in box.value = l.engine.hub.lastPositions.entries.values.map(\.estimate); done.signal() }
         _ = done.wait(timeout: .now() + 5)
         return box.value
+    }
+
+    /// Runs `body` on the loop thread and returns once it has run (tests reach the components so).
+    func onLoop(_ body: @escaping @Sendable (ServiceLoop) -> Void) {
+        guard state == .running else { return }
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in body(l); done.signal() }
+        _ = done.wait(timeout: .now() + 60)
     }
 
     /// Lines waiting in each feed client's queue (read on the loop thread): the queue limit at work.
@@ -157,7 +183,7 @@ public final class Service: @unchecked Sendable {
         guard state == .running else { return [] }
         let box = CountsBox()
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in box.value = l.feeds.values.map(\.queuedLines); done.signal() }
+        loop.submit { l in box.value = l.feed?.clients.values.map(\.queuedLines) ?? []; done.signal() }
         _ = done.wait(timeout: .now() + 60)
         return box.value
     }
@@ -183,7 +209,7 @@ public final class Service: @unchecked Sendable {
             // MQTT in first: what the ingest client received is in the inbox, whose drain was submitted
             // before the stop below, so it is positioned (and its positions stored) before the loop ends.
             mqtt?.stopIngest()
-            loop.submit { $0.stopping = true }
+            loop.submit { $0.stop() }
         }
         waitUntilShutdown()
     }

@@ -98,6 +98,15 @@ enum ServeCommand {
                                    applied every minute (JSON 'retentionInterval', seconds) on a
                                    thread of their own, in transactions of at most 10,000 rows.
                                    Without it the history grows until pruned from outside.
+          --mqtt URL               MQTT in and out through a broker: mqtt://HOST[:PORT],
+                                   mqtts://HOST[:PORT] (TLS) or HOST[:PORT]. Ingest lines on
+                                   <prefix>/<site>/ingest (QoS 1, persistent session), outputs on
+                                   <prefix>/<site>/tags/<tag>/<kind> (positions retained), status on
+                                   <prefix>/status/<instance>. Login, CA file, more output prefixes:
+                                   the config file's "mqtt" object (see docs/mqtt.md)
+          --mqtt-prefix P          the topic prefix (default sextant)
+          --mqtt-format F          json (default) or lp: the format of the outputs on the prefix
+          --mqtt-instance NAME     names the status topic and the client ids (default sextant)
           --log-level LEVEL        debug, info (default), warn or error
           -h, --help               show this help
         """
@@ -108,7 +117,8 @@ enum ServeCommand {
                       options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
                                 "output-interval", "max-lateness", "anchor-silence", "feed-queue", "overflow", "subscription-wait", "log-level",
                                 "max-lines-per-second", "max-tags-per-site", "max-clock-ahead", "max-clock-behind",
-                                "retention-full-days", "retention-keep-days", "precision"],
+                                "retention-full-days", "retention-keep-days", "precision",
+                                "mqtt", "mqtt-prefix", "mqtt-format", "mqtt-instance"],
                       switches: ["record-measurements", "no-bias-learning"])
     }
 
@@ -212,8 +222,36 @@ enum ServeCommand {
         if a.string("retention-keep-days") != nil {
             c.retentionKeepDays = try a.double("retention-keep-days", default: 90, in: 0...36_500)
         }
+        try applyMQTT(a, to: &c)
         do { try c.validate() } catch { throw CommandError.usage("serve: \(error)") }
         return c
+    }
+
+    /// `--mqtt`, `--mqtt-prefix`, `--mqtt-format`, `--mqtt-instance` over the config file's `mqtt`.
+    static func applyMQTT(_ a: Arguments, to c: inout ServiceConfig) throws {
+        if let v = a.string("mqtt") {
+            var m = c.mqtt ?? MQTTConfig()
+            do { try m.apply(broker: v, key: "--mqtt") } catch { throw CommandError.usage("serve: \(error)") }
+            c.mqtt = m
+        }
+        guard a.string("mqtt-prefix") != nil || a.string("mqtt-format") != nil || a.string("mqtt-instance") != nil else { return }
+        guard var m = c.mqtt else {
+            throw CommandError.usage("serve: --mqtt-prefix, --mqtt-format and --mqtt-instance need --mqtt (or \"mqtt\" in the config file)")
+        }
+        if let v = a.string("mqtt-instance") { m.instance = v }
+        if let v = a.string("mqtt-prefix") {
+            if let i = m.outputs?.firstIndex(where: { $0.prefix == m.prefix }) { m.outputs![i].prefix = v }
+            m.prefix = v
+        }
+        if let v = a.string("mqtt-format") {
+            guard let f = MQTTConfig.Format(rawValue: v) else {
+                throw CommandError.usage("serve: --mqtt-format must be json or lp, got '\(v)'")
+            }
+            if let i = m.outputs?.firstIndex(where: { $0.prefix == m.prefix }) { m.outputs![i].format = f } else {
+                m.outputs = (m.outputs ?? []) + [MQTTConfig.Output(prefix: m.prefix, format: f)]
+            }
+        }
+        c.mqtt = m
     }
 
     static func logLevel(_ s: String) throws -> Logger.Level {

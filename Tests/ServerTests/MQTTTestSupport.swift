@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CMosquitto
+import SextantTestSupport
 @testable import Server
 
 /// The broker `scripts/with-services` started (`SEXTANT_TEST_MQTT=127.0.0.1:PORT`). A test that needs it

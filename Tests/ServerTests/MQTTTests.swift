@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// MQTT in and out against a real mosquitto (`scripts/with-services`).
@@ -154,8 +155,7 @@ import Wire
         let broker = try PrivateBroker()
         let address = (host: "127.0.0.1", port: broker.port)
         let prefix = uniquePrefix()
-        let log = LogLines()
-        let t = try TestService(logger: Logger(level: .info) { log.append($0) }) { $0.mqtt = mqttConfig(address, prefix: prefix) }
+        let t = try TestService { $0.mqtt = mqttConfig(address, prefix: prefix) }
         defer { t.stop() }
         t.waitFor { ($0.mqtt?.inConnected ?? 0) == 1 && ($0.mqtt?.outConnected ?? 0) == 1 }
         broker.stop()
@@ -170,7 +170,7 @@ import Wire
         s = t.waitFor { $0.eventsApplied >= tcpLines && ($0.mqtt?.outDropped ?? 0) > 0 }
         #expect(s.eventsApplied == tcpLines)
         #expect((s.mqtt?.outDropped ?? 0) > 0)
-        #expect(log.all.contains { $0.contains("MQTT in: lost the connection") })
+        #expect(!t.log.containing("MQTT in: lost the connection").isEmpty)
         try broker.start()
         s = t.waitFor { ($0.mqtt?.inConnected ?? 0) == 1 && ($0.mqtt?.outConnected ?? 0) == 1 }
         #expect(s.mqtt?.connects == 4)

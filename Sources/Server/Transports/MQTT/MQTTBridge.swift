@@ -11,8 +11,7 @@ import CMosquitto
 /// that queues messages while Sextant is away.
 ///
 /// Threading invariant: `inClient`, `outClient`, `inbox` are thread-safe; the counters under `lock`
-/// are written on the ingest client's thread; everything marked "loop" is touched only on the loop
-/// thread. That is why the class may be `@unchecked Sendable`.
+/// are written on the ingest client's thread; `publisher` is touched only on the loop thread. That is why the class may be `@unchecked Sendable`.
 final class MQTTBridge: @unchecked Sendable {
     let config: MQTTConfig
     let logger: Logger
@@ -21,16 +20,6 @@ final class MQTTBridge: @unchecked Sendable {
     let inbox: MQTTInbox
     /// Loop: the hub observer that publishes outputs.
     let publisher: MQTTPublisher
-    /// Loop: the counters of messages positioned.
-    var messagesIn = 0
-    var linesIn = 0
-    var messagesUnknownSite = 0
-    var rejectionReports = 0
-    /// Loop: rejection reports per site (rate limit), and when an unknown site or a message with
-    /// rejected lines was last logged.
-    var reportBuckets: [String: ReplyBucket] = [:]
-    var lastUnknownSiteLog: Int64 = 0
-    var lastRejectedLog: Int64 = 0
     /// Ingest-client thread: counters, under `lock`.
     private let lock = NSLock()
     private var _tooLarge = 0
@@ -104,7 +93,7 @@ final class MQTTBridge: @unchecked Sendable {
         outClient.stop(flush: 1)
     }
 
-    /// The counters now (on the loop thread).
+    /// The counters of the clients and the publisher (on the loop thread; `MQTTIngest` adds its own).
     func stats() -> MQTTStats {
         var s = MQTTStats()
         s.inConnected = inClient.isConnected ? 1 : 0
@@ -112,14 +101,10 @@ final class MQTTBridge: @unchecked Sendable {
         let a = inClient.counts, b = outClient.counts
         s.connects = a.connects + b.connects
         s.connectionsLost = a.losses + b.losses
-        s.messagesIn = messagesIn
-        s.linesIn = linesIn
         lock.withLock {
             s.messagesTooLarge = _tooLarge
             s.messagesRetainedIgnored = _retained
         }
-        s.messagesUnknownSite = messagesUnknownSite
-        s.rejectionReports = rejectionReports
         s.outPublished = publisher.published
         s.outDropped = publisher.dropped
         s.inboxWaits = inbox.waits
@@ -178,26 +163,5 @@ final class MQTTBridge: @unchecked Sendable {
             return true
         }
         if log { logger.warning("MQTT \(client): \(message)", ["client_id": config.effectiveClientID + "-" + client]) }
-    }
-}
-
-/// A token bucket for replies: `rate` a second, bursts of `rate`; what it refuses is counted until the
-/// next reply says how many were not shown.
-struct ReplyBucket {
-    private var tokens: Double
-    private var last: Int64
-    let rate: Double
-    /// Replies refused since the last one that went.
-    var unreported = 0
-
-    init(rate: Double, now: Int64) { self.rate = rate; tokens = max(rate, 1); last = now }
-
-    /// True when one reply may go now (monotonic ns).
-    mutating func take(now: Int64) -> Bool {
-        tokens = min(max(rate, 1), tokens + Double(max(0, now - last)) * 1e-9 * rate)
-        last = now
-        guard tokens >= 1 else { return false }
-        tokens -= 1
-        return true
     }
 }
