@@ -108,13 +108,14 @@ func service(prefix: String, clientID: String? = nil, output: Bool = true) throw
 }
 
 let seconds = quick ? 4.0 : 10.0
-let tags = 500
+let tags = 2000
 let start = ServiceClock.wallNow() - Int64(seconds * 1e9)
 let load = simulated(tags: tags, seconds: seconds, start: start, prefix: "T")
 let messages = chunk(load)
 let total = lineCount(messages)
 print("mqtt-bench: broker \(broker.host):\(broker.port), \(total) lines in \(messages.count) messages of \(linesPerMessage) lines, \(tags) tags")
 
+nonisolated(unsafe) var tcpRate = 0.0
 // 1. TCP baseline: one gateway connection.
 do {
     var c = ServiceConfig(); c.ingestPort = 0; c.feedPort = 0; c.maxClockAhead = 0
@@ -129,7 +130,6 @@ do {
     s.shutdown()
     tcpRate = Double(total) / dt
 }
-nonisolated(unsafe) var tcpRate = 0.0
 
 // 2. The broker alone: publisher → broker → a plain QoS 1 subscriber.
 let ceiling: Double
@@ -168,10 +168,10 @@ do {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
     let s = try service(prefix: prefix)
     let latSeconds = quick ? 3.0 : 6.0
-    // 100 tags of the demo site make about 50,000 lines/s (8 anchors, ~60 Hz per tag).
-    let lead: Int64 = 500_000_000
+    // 1,250 tags of the demo site make about 50,000 lines/s (about 40 lines/s per tag).
+    let lead: Int64 = 2_000_000_000   // time to generate the stream before its first line is due
     let t0 = ServiceClock.wallNow() + lead
-    var probe = simulated(tags: 100, seconds: latSeconds, start: t0, prefix: "L")
+    var probe = simulated(tags: 1250, seconds: latSeconds, start: t0, prefix: "L")
     let ms = chunk(probe); probe = []
     let lines = lineCount(ms)
     let sub = Client("bench-lat-sub", broker)

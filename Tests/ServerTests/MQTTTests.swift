@@ -39,6 +39,9 @@ import SextantTestSupport
         let late = try TestMQTTClient(broker)
         try late.subscribe("\(prefix)/\(Self.site)/tags/+/position")
         #expect(late.waitForMessage { $0.retained && $0.topic.hasSuffix("/T1/position") } != nil)
+        // A clean stop says so on the status topic.
+        t.stop()
+        #expect(watcher.waitForMessage { $0.topic == "\(prefix)/status/test" && $0.text == "offline" } != nil)
     }
 
     /// An output prefix in line protocol next to one in JSON: the same position on both.
