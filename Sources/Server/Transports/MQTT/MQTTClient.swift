@@ -10,8 +10,8 @@ import Store
 /// and the end of `stop()` only the client's thread runs `mosquitto_loop` on it, and other threads call
 /// only libmosquitto's thread-safe entry points (`mosquitto_publish`, `mosquitto_subscribe`: the handle
 /// is marked threaded, so they queue the packet and wake the loop). The callbacks run on the client's
-/// thread. The mutable state shared with other threads (`connected`, `outstanding`, counters) is
-/// guarded by `lock`. That is why the class may be `@unchecked Sendable`.
+/// thread. The mutable state shared with other threads (`connected`, `outstanding`, counters, the stop
+/// request and its flush deadline) is guarded by `lock`. That is why the class may be `@unchecked Sendable`.
 final class MQTTClient: @unchecked Sendable {
     /// What to connect to and how.
     struct Options: Sendable {
@@ -170,15 +170,17 @@ final class MQTTClient: @unchecked Sendable {
     func stop(flush: Double = 1) {
         let first: Bool = lock.withLock {
             defer { stopRequested = true }
-            return !stopRequested && thread != nil
+            guard !stopRequested && thread != nil else { return false }
+            flushDeadline = ServiceClock.monotonicNow() + Int64(flush * 1e9)
+            return true
         }
         guard first else { return }
-        flushDeadline = ServiceClock.monotonicNow() + Int64(flush * 1e9)
         wake.signal()
         finished.wait()
         finished.signal()
     }
 
+    /// Until when `disconnectCleanly` lets queued messages go out (monotonic ns); under `lock`.
     private var flushDeadline: Int64 = 0
 
     // MARK: the client's thread
@@ -230,7 +232,8 @@ final class MQTTClient: @unchecked Sendable {
         guard isConnected else { return }
         lock.withLock { discarding = true }
         _ = mosquitto_loop_write(handle, 1)
-        while outstanding > 0 && ServiceClock.monotonicNow() < flushDeadline {
+        let deadline = lock.withLock { flushDeadline }
+        while outstanding > 0 && ServiceClock.monotonicNow() < deadline {
             if mosquitto_loop(handle, 10, 1) != MOSQ_ERR_SUCCESS.rawValue { return }
         }
         mosquitto_disconnect(handle)
