@@ -35,6 +35,8 @@ final class FeedHub {
     private(set) var repliesDropped = 0
     /// Sends that took bytes (for comparing the fan-out with a relay that makes as many).
     private(set) var sends = 0
+    /// Consumers of every output that are not feed subscribers (MQTT out); see FeedHub+Observers.swift.
+    var observers: [any FeedOutputObserver] = []
 
     /// A subscriber holds its channel and a channel its subscribers; a hub that goes away with
     /// subscribers still in it (a test, or a loop stopped with clients connected) lets them go.
@@ -77,6 +79,7 @@ final class FeedHub {
         case .zone(let s, let t, _, _, _):
             site = s; tag = t; kind = .zone
         }
+        for o in observers { o.observe(output) }
         guard !channels.isEmpty else { return }
         var encoded = false
         func offer(_ ch: FeedChannel) {

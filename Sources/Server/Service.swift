@@ -22,6 +22,8 @@ public final class Service: @unchecked Sendable {
     /// The sites served.
     public let sites: [Site]
     private let loop: ServiceLoop
+    /// MQTT in and out (`config.mqtt`); nil when off.
+    private let mqtt: MQTTBridge?
     /// Applies retention to the history while the service runs; started by `start()`, stopped with the loop.
     private let retention: RetentionRunner?
     /// Guards `_state`, `_ports` and `thread`; the loop's own state is confined to the loop thread.
@@ -43,8 +45,19 @@ public final class Service: @unchecked Sendable {
         self.logger = logger
         self.sites = sites
         self.retention = retention
-        loop = try ServiceLoop(config: config, sites: sites, lastPositions: lastPositions, history: history,
-                               logger: logger)
+        let loop = try ServiceLoop(config: config, sites: sites, lastPositions: lastPositions, history: history,
+                                   logger: logger)
+        self.loop = loop
+        if let m = config.mqtt {
+            let bridge = try MQTTBridge(config: m, logger: logger) { [weak loop] in loop?.submit { $0.mqtt?.drainInbox() } }
+            let transport = MQTTIngest(loop: loop, admission: loop.admission, bridge: bridge)
+            loop.mqtt = transport
+            loop.add(transport, tokens: [])
+            loop.engine.hub.addObserver(bridge.publisher)
+            mqtt = bridge
+        } else {
+            mqtt = nil
+        }
     }
 
     /// The current state.
@@ -71,9 +84,13 @@ public final class Service: @unchecked Sendable {
         }
         let loop = self.loop
         let retention = self.retention
+        let mqtt = self.mqtt
         let thread = Thread { [self] in
             ThreadName.setCurrent(ServiceLoop.threadName)
             loop.run()
+            // The ingest client may still be connected when the loop ended by itself (a poll error).
+            mqtt?.stopIngest()
+            mqtt?.stopOutput()
             retention?.stop()
             lock.withLock { _state = .shutdown }
             finished.signal()
@@ -91,6 +108,13 @@ public final class Service: @unchecked Sendable {
                            ["bind": config.bindAddress])
         }
         thread.start()
+        if let mqtt {
+            logger.info("MQTT on", ["broker": "\(mqtt.config.host):\(mqtt.config.port)", "protocol": mqtt.config.protocolVersion.rawValue,
+                                    "tls": mqtt.config.caFile != nil, "ingest": MQTTTopic.ingestPattern(prefix: mqtt.config.prefix),
+                                    "outputs": mqtt.config.effectiveOutputs.map { "\($0.prefix) (\($0.format.rawValue))" }.joined(separator: ", "),
+                                    "status": mqtt.statusTopic])
+            mqtt.start()
+        }
         if let retention {
             logger.info("retention on", ["full_rate_days": Double(retention.policy.fullRate) / 86_400e9,
                                          "keep_days": Double(retention.policy.keep) / 86_400e9,
@@ -182,6 +206,9 @@ public final class Service: @unchecked Sendable {
         }
         if wasRunning {
             logger.info("shutting down")
+            // MQTT in first: what the ingest client received is in the inbox, whose drain was submitted
+            // before the stop below, so it is positioned (and its positions stored) before the loop ends.
+            mqtt?.stopIngest()
             loop.submit { $0.stop() }
         }
         waitUntilShutdown()

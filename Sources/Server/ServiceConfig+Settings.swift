@@ -82,6 +82,8 @@ public struct ConfigSetting: Sendable {
     /// What kind of value the setting takes.
     public enum Kind: Sendable, Equatable {
         case number, integer, boolean, text, paths, tokens
+        /// A JSON object with keys of its own (`mqtt`).
+        case object
         /// One of these names.
         case choice([String])
     }
@@ -97,7 +99,8 @@ public struct ConfigSetting: Sendable {
     public let flag: SettingFlag?
     /// Reads the key's JSON value into a config (type and range checked; the message names no key).
     let readJSON: @Sendable (Any, inout ServiceConfig) throws(SettingError) -> Void
-    /// Reads a list of tokens, whose errors name the item (`ingestTokens[1]`); nil for other settings.
+    /// Reads a list of tokens or an object, whose errors name the item (`ingestTokens[1]`,
+    /// `mqtt.broker`); nil for other settings.
     var readTokens: (@Sendable (Any, inout ServiceConfig) throws(ConfigError) -> Void)? = nil
     /// Reads a flag's values (every occurrence, in order) into a config.
     let readText: @Sendable ([String], inout ServiceConfig) throws(SettingError) -> Void
@@ -287,5 +290,11 @@ extension ConfigSetting {
                       },
                       readText: { _, _ in }, isValid: { _ in true })
     }
-}
 
+    /// A JSON object read by its own parser, whose errors name the item (`mqtt.broker`); config file only.
+    static func object(_ key: String, defaultText: String,
+                       read: @escaping @Sendable (Any, inout ServiceConfig) throws(ConfigError) -> Void) -> ConfigSetting {
+        ConfigSetting(key: key, kind: .object, range: nil, defaultText: defaultText, flag: nil,
+                      readJSON: { _, _ in }, readTokens: read, readText: { _, _ in }, isValid: { _ in true })
+    }
+}

@@ -118,6 +118,8 @@ public struct ServiceConfig: Sendable, Equatable {
     /// this long is closed (default 900 s; 0: never). With tokens, `authTimeout` bounds the wait for
     /// the first line instead.
     public var ingestIdleTimeout: Double = 900
+    /// MQTT in and out through a broker (default nil: off); see docs/mqtt.md.
+    public var mqtt: MQTTConfig?
 
     public init() {}
 
@@ -164,6 +166,7 @@ public struct ServiceConfig: Sendable, Equatable {
             try check(!database.utf8.contains(0), "database", "must not contain a NUL byte")
         }
         try check(!sitePaths.contains { $0.isEmpty || $0.utf8.contains(0) }, "sites", "must be non-empty paths")
+        try mqtt?.validate()
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
         if let d = retentionKeepDays {

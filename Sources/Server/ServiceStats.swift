@@ -49,6 +49,8 @@ public struct ServiceStats: Sendable, Equatable {
     public var historyDropped = 0
     public var historyError: String?
     public var uptimeSeconds = 0.0
+    /// The MQTT counters; nil when MQTT is off.
+    public var mqtt: MQTTStats?
     /// The running build's version (`sextant --version`).
     public var version = BuildInfo.version
 
@@ -77,6 +79,7 @@ public struct ServiceStats: Sendable, Equatable {
             ("tags", tags), ("sites", sites), ("anchors_silent", anchorsSilent), ("history_rows_written", historyRowsWritten),
             ("history_pending", historyPending), ("history_dropped", historyDropped),
         ]
+        if let mqtt { f += mqtt.fields }
         return f
     }
 

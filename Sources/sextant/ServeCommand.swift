@@ -65,9 +65,31 @@ enum ServeCommand {
     /// The flags of the settings (`ServiceConfig.settings`), between `--config` and `--log-level`.
     static let settingFlags = ServiceConfig.settings.filter { $0.flag != nil }
 
+    /// `--mqtt`: the broker of the config file's `mqtt` object (which holds the login, CA file, more prefixes).
+    static let mqttBroker = Option<String?>.text("mqtt", "URL", help: """
+        MQTT in and out through a broker: mqtt://HOST[:PORT], mqtts://HOST[:PORT] (TLS) or HOST[:PORT]. \
+        Ingest lines on <prefix>/<site>/ingest (QoS 1, persistent session), outputs on \
+        <prefix>/<site>/tags/<tag>/<kind> (positions retained), status on <prefix>/status/<instance>. \
+        Login, CA file, more output prefixes: the config file's "mqtt" object (see docs/mqtt.md)
+        """, defaultText: "off")
+    /// `--mqtt-prefix`.
+    static let mqttPrefix = Option<String?>.text("mqtt-prefix", "P", help: "the MQTT topic prefix", defaultText: "sextant")
+    /// `--mqtt-format`.
+    static let mqttFormat = Option<MQTTConfig.Format?>(
+        "mqtt-format", "F", help: "json or lp: the format of the outputs on the prefix", default: nil, defaultText: "json"
+    ) { s throws(SettingError) in
+        guard let f = MQTTConfig.Format(rawValue: s) else { throw SettingError("must be json or lp, got '\(s)'") }
+        return f
+    }
+    /// `--mqtt-instance`.
+    static let mqttInstance = Option<String?>.text("mqtt-instance", "NAME", help: "names the MQTT status topic and the client ids",
+                                                   defaultText: "sextant")
+    static let mqttOptions = [mqttBroker.spec, mqttPrefix.spec, mqttFormat.spec, mqttInstance.spec]
+
     static let spec = CommandSpec("serve", about: about,
                                   optionsTitle: "OPTIONS (a flag overrides the --config file, which overrides the default):",
-                                  options: [ConfigFile.option.spec] + settingFlags.map { OptionSpec(setting: $0) } + [logLevel.spec])
+                                  options: [ConfigFile.option.spec] + settingFlags.map { OptionSpec(setting: $0) } + mqttOptions
+                                      + [logLevel.spec])
 
     static var help: String { spec.help }
 
@@ -138,7 +160,33 @@ enum ServeCommand {
                 throw CommandError.usage("serve: --\(flag.name) \(error.message)")
             }
         }
+        try applyMQTT(a, to: &c)
         do { try c.validate() } catch { throw CommandError.usage("serve: \(error)") }
         return c
+    }
+
+    /// `--mqtt`, `--mqtt-prefix`, `--mqtt-format`, `--mqtt-instance` over the config file's `mqtt`.
+    static func applyMQTT(_ a: Arguments, to c: inout ServiceConfig) throws {
+        if let v = a[mqttBroker] {
+            var m = c.mqtt ?? MQTTConfig()
+            do { try m.apply(broker: v, key: "--mqtt") } catch { throw CommandError.usage("serve: \(error)") }
+            c.mqtt = m
+        }
+        let prefix = a[mqttPrefix], format = a[mqttFormat], instance = a[mqttInstance]
+        guard prefix != nil || format != nil || instance != nil else { return }
+        guard var m = c.mqtt else {
+            throw CommandError.usage("serve: --mqtt-prefix, --mqtt-format and --mqtt-instance need --mqtt (or \"mqtt\" in the config file)")
+        }
+        if let instance { m.instance = instance }
+        if let prefix {
+            if let i = m.outputs?.firstIndex(where: { $0.prefix == m.prefix }) { m.outputs![i].prefix = prefix }
+            m.prefix = prefix
+        }
+        if let format {
+            if let i = m.outputs?.firstIndex(where: { $0.prefix == m.prefix }) { m.outputs![i].format = format } else {
+                m.outputs = (m.outputs ?? []) + [MQTTConfig.Output(prefix: m.prefix, format: format)]
+            }
+        }
+        c.mqtt = m
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Positioning
+import SextantTestSupport
 @testable import Store
 @testable import Server
 

@@ -51,6 +51,8 @@ final class ServiceLoop: @unchecked Sendable {
     private var transports = TransportTable()
     private(set) var ingest: TCPIngest?
     private(set) var feed: TCPFeed?
+    /// MQTT in (nil: off); added by `Service` before the loop runs.
+    var mqtt: MQTTIngest?
     /// When the once-a-second work and the last flush ran (monotonic ns).
     private var lastSweep: Int64 = 0
     private var lastFlush: Int64 = 0
@@ -219,6 +221,7 @@ final class ServiceLoop: @unchecked Sendable {
             s.historyError = h.lastError
         }
         s.uptimeSeconds = uptimeSeconds
+        s.mqtt = mqtt?.stats()
         return s
     }
 }

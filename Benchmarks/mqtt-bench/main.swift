@@ -1,0 +1,230 @@
+// mqtt-bench: MQTT in and out of the live service through a real broker, next to the TCP port in the
+// same run.
+//
+//   scripts/with-services swift run -c release mqtt-bench [--quick]      (the broker of SEXTANT_TEST_MQTT)
+//   swift run -c release mqtt-bench --broker HOST:PORT [--quick]
+//
+// Prints: ingest lines/s over TCP (baseline), through the broker alone (a plain subscriber: the broker's
+// ceiling) and through the broker into positions, with 50 lines a message (target ≥ 500,000 lines/s, or
+// the broker's ceiling if lower, with the ratio); publish → position at an MQTT subscriber at 50,000
+// lines/s (p50, p99; target p99 ≤ 10 ms); a restart of the service during QoS 1 ingest (lines lost,
+// target 0). The publishers and subscribers run in this process, on the same cores as the service
+// and the broker.
+import Foundation
+import CMosquitto
+import Numerics
+import Positioning
+import Server
+import Wire
+
+LAPACK.useOneThread()
+let args = CommandLine.arguments
+let quick = args.contains("--quick")
+guard let brokerText = args.firstIndex(of: "--broker").map({ args[$0 + 1] }) ?? ProcessInfo.processInfo.environment["SEXTANT_TEST_MQTT"],
+      let broker = MQTTConfig.parseBroker(brokerText) else {
+    print("mqtt-bench: give --broker HOST:PORT, or run it through scripts/with-services (SEXTANT_TEST_MQTT)")
+    exit(64)
+}
+mosquitto_lib_init()
+let linesPerMessage = 50
+let site = Site.demoWarehouse
+
+func simulated(tags: Int, seconds: Double, start: Int64, prefix: String) -> [UInt8] {
+    var sim = SimulationConfig(tags: tags, duration: seconds)
+    sim.tagPrefix = prefix
+    sim.startTime = start
+    var bytes: [UInt8] = []
+    Simulator(site: site, config: sim).generate { IngestEncoder.append($0, to: &bytes) }
+    return bytes
+}
+
+/// Messages of `linesPerMessage` lines.
+func chunk(_ bytes: [UInt8]) -> [[UInt8]] {
+    var out: [[UInt8]] = [], cur: [UInt8] = [], n = 0
+    for b in bytes {
+        cur.append(b)
+        if b == 10 { n += 1; if n == linesPerMessage { out.append(cur); cur = []; n = 0 } }
+    }
+    if !cur.isEmpty { out.append(cur) }
+    return out
+}
+
+func lineCount(_ m: [[UInt8]]) -> Int { m.reduce(0) { $0 + $1.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } } }
+
+/// A libmosquitto client on its own thread (`mosquitto_loop_start`), for the load.
+final class Client: @unchecked Sendable {
+    let h: OpaquePointer
+    let lock = NSLock()
+    var acked = 0, received = 0, connected = false
+    var onMessage: ((UnsafePointer<mosquitto_message>) -> Void)?
+    init(_ id: String, _ broker: (host: String, port: Int, tls: Bool)) {
+        h = mosquitto_new(id, true, nil)!
+        mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_max_inflight_messages_set(h, 1000)
+        mosquitto_int_option(h, MOSQ_OPT_TCP_NODELAY, 1)
+        mosquitto_connect_callback_set(h) { _, o, _ in let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue(); c.lock.withLock { c.connected = true } }
+        mosquitto_publish_callback_set(h) { _, o, _ in let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue(); c.lock.withLock { c.acked += 1 } }
+        mosquitto_message_callback_set(h) { _, o, m in
+            let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue()
+            c.lock.withLock { c.received += 1 }
+            if let m { c.onMessage?(m) }
+        }
+        mosquitto_connect(h, broker.host, Int32(broker.port), 60)
+        mosquitto_loop_start(h)
+        let end = Date().addingTimeInterval(10)
+        while !lock.withLock({ connected }) && Date() < end { usleep(1000) }
+    }
+    func subscribe(_ p: String) { mosquitto_subscribe(h, nil, p, 1); usleep(200_000) }
+    func publish(_ topic: String, _ m: [UInt8], qos: Int32 = 1) {
+        m.withUnsafeBytes { _ = mosquitto_publish(h, nil, topic, Int32($0.count), $0.baseAddress, qos, false) }
+    }
+    var counts: (acked: Int, received: Int) { lock.withLock { (acked, received) } }
+    deinit { mosquitto_disconnect(h); mosquitto_loop_stop(h, false); mosquitto_destroy(h) }
+}
+
+@discardableResult
+func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while !condition() { if Date() > end { return false }; usleep(1000) }
+    return true
+}
+
+func service(prefix: String, clientID: String? = nil, output: Bool = true) throws -> Service {
+    var c = ServiceConfig()
+    c.ingestPort = 0
+    c.feedPort = 0
+    c.maxClockAhead = 0
+    var m = MQTTConfig()
+    m.host = broker.host
+    m.port = broker.port
+    m.prefix = prefix
+    m.clientID = clientID ?? prefix
+    if !output { m.outputs = [] }
+    c.mqtt = m
+    let s = try Service(config: c, sites: [site], logger: .silent)
+    try s.start()
+    waitUntil(10) { (s.stats().mqtt?.inConnected ?? 0) == 1 }
+    return s
+}
+
+let seconds = quick ? 4.0 : 10.0
+let tags = 2000
+let start = ServiceClock.wallNow() - Int64(seconds * 1e9)
+let load = simulated(tags: tags, seconds: seconds, start: start, prefix: "T")
+let messages = chunk(load)
+let total = lineCount(messages)
+print("mqtt-bench: broker \(broker.host):\(broker.port), \(total) lines in \(messages.count) messages of \(linesPerMessage) lines, \(tags) tags")
+
+nonisolated(unsafe) var tcpRate = 0.0
+// 1. TCP baseline: one gateway connection.
+do {
+    var c = ServiceConfig(); c.ingestPort = 0; c.feedPort = 0; c.maxClockAhead = 0
+    let s = try Service(config: c, sites: [site], logger: .silent)
+    try s.start()
+    let g = try Socket.connect(host: "127.0.0.1", port: s.ingestPort)
+    let t0 = Date()
+    try g.writeAll(load)
+    waitUntil(120) { s.stats().linesIn >= total }
+    let dt = Date().timeIntervalSince(t0)
+    print(String(format: "TCP ingest (1 connection)            %10.0f lines/s", Double(total) / dt))
+    s.shutdown()
+    tcpRate = Double(total) / dt
+}
+
+// 2. The broker alone: publisher → broker → a plain QoS 1 subscriber.
+let ceiling: Double
+do {
+    let topic = "bench-ceiling/\(UUID().uuidString.prefix(6))"
+    let sub = Client("bench-sub", broker); sub.subscribe(topic)
+    let pub = Client("bench-pub", broker)
+    let t0 = Date()
+    for m in messages { pub.publish(topic, m) }
+    waitUntil(120) { sub.counts.received >= messages.count }
+    let dt = Date().timeIntervalSince(t0)
+    ceiling = Double(total) / dt
+    print(String(format: "broker alone (QoS 1, plain subscriber) %8.0f lines/s", ceiling))
+}
+
+// 3. Through the broker into positions.
+do {
+    let prefix = "bench-\(UUID().uuidString.prefix(6))"
+    let s = try service(prefix: prefix)
+    let pub = Client("bench-pub-2", broker)
+    let t0 = Date()
+    for m in messages { pub.publish("\(prefix)/\(site.id)/ingest", m) }
+    waitUntil(120) { s.stats().linesIn >= total }
+    let dt = Date().timeIntervalSince(t0)
+    let st = s.stats()
+    let rate = Double(total) / dt
+    let target = min(500_000, ceiling)
+    print(String(format: "MQTT ingest into positions (QoS 1)   %10.0f lines/s  (%.2f of TCP, %.2f of the broker alone; target %.0f: %@)",
+                 rate, rate / tcpRate, rate / ceiling, target, rate >= target ? "met" : "MISSED"))
+    print("  applied \(st.eventsApplied), positions \(st.positionsOut), MQTT out published \(st.mqtt?.outPublished ?? 0), dropped \(st.mqtt?.outDropped ?? 0), inbox waits \(st.mqtt?.inboxWaits ?? 0)")
+    s.shutdown()
+}
+
+// 4. Latency: publish at 50,000 lines/s, stamped now; a subscriber reads the JSON positions.
+do {
+    let prefix = "bench-\(UUID().uuidString.prefix(6))"
+    let s = try service(prefix: prefix)
+    let latSeconds = quick ? 3.0 : 6.0
+    // 1,250 tags of the demo site make about 50,000 lines/s (about 40 lines/s per tag).
+    let lead: Int64 = 2_000_000_000   // time to generate the stream before its first line is due
+    let t0 = ServiceClock.wallNow() + lead
+    var probe = simulated(tags: 1250, seconds: latSeconds, start: t0, prefix: "L")
+    let ms = chunk(probe); probe = []
+    let lines = lineCount(ms)
+    let sub = Client("bench-lat-sub", broker)
+    let samples = NSLock()
+    nonisolated(unsafe) var latencies: [Double] = []
+    sub.onMessage = { m in
+        let now = ServiceClock.wallNow()
+        let text = String(decoding: UnsafeRawBufferPointer(start: m.pointee.payload, count: Int(m.pointee.payloadlen)), as: UTF8.self)
+        guard let r = text.range(of: "\"timeNs\":\""), let end = text[r.upperBound...].firstIndex(of: "\""),
+              let t = Int64(text[r.upperBound..<end]) else { return }
+        samples.withLock { latencies.append(Double(now - t) / 1e6) }
+    }
+    sub.subscribe("\(prefix)/+/tags/+/position")
+    let pub = Client("bench-lat-pub", broker)
+    let topic = "\(prefix)/\(site.id)/ingest"
+    for m in ms {
+        // Publish a message once the newest line in it is due (its timestamp is the wall clock).
+        guard let lastSpace = m.dropLast().lastIndex(of: 32), let t = Int64(String(decoding: m[(lastSpace + 1)..<(m.count - 1)], as: UTF8.self)) else { continue }
+        while ServiceClock.wallNow() < t { usleep(100) }
+        pub.publish(topic, m, qos: 0)
+    }
+    waitUntil(5) { s.stats().linesIn >= lines }
+    usleep(200_000)
+    let sorted = samples.withLock { latencies.sorted() }
+    let p = { (q: Double) in sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
+    print(String(format: "publish → position at a subscriber   %d lines at %.0f lines/s: p50 %.2f ms, p99 %.2f ms (target p99 ≤ 10 ms: %@), %d positions",
+                 lines, Double(lines) / latSeconds, p(0.5), p(0.99), p(0.99) <= 10 ? "met" : "MISSED", sorted.count))
+    s.shutdown()
+}
+
+// 5. Restart during QoS 1 ingest: stop the service half-way, start it again with the same client id.
+do {
+    let prefix = "bench-\(UUID().uuidString.prefix(6))"
+    let id = "\(prefix)-restart"
+    let a = try service(prefix: prefix, clientID: id, output: false)
+    let pub = Client("bench-restart-pub", broker)
+    let topic = "\(prefix)/\(site.id)/ingest"
+    let n = min(messages.count, quick ? 2000 : 6000)
+    let sent = lineCount(Array(messages.prefix(n)))
+    for (i, m) in messages.prefix(n).enumerated() {
+        pub.publish(topic, m)
+        if i == n / 2 { Thread.detachNewThread { a.shutdown() } }
+        if i % 100 == 0 { usleep(2000) }   // about 50 messages/ms at most: the stop falls mid-stream
+    }
+    waitUntil(60) { pub.counts.acked >= n }
+    a.waitUntilShutdown()
+    let before = a.stats().linesIn
+    let b = try service(prefix: prefix, clientID: id, output: false)
+    waitUntil(60) { before + b.stats().linesIn >= sent }
+    usleep(300_000)
+    let after = b.stats().linesIn
+    let lost = sent - before - after
+    print("restart during QoS 1 ingest          \(sent) lines sent, \(before) before the stop, \(after) after: "
+          + "\(max(0, lost)) lost (target 0: \(lost <= 0 ? "met" : "MISSED"))\(lost < 0 ? ", \(-lost) delivered twice (QoS 1 is at least once)" : "")")
+    b.shutdown()
+}
