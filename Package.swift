@@ -44,11 +44,15 @@ let package = Package(
                           path: "Benchmarks/service-bench", swiftSettings: strict),
         .executableTarget(name: "store-bench", dependencies: ["Store", "Positioning", "Numerics"],
                           path: "Benchmarks/store-bench", swiftSettings: strict),
+        // Helpers the test targets share: temporary directories, a service on loopback, a feed
+        // client, captured log lines to wait on.
+        .target(name: "SextantTestSupport", dependencies: ["Server", "Store", "Positioning", "Wire"],
+                path: "Tests/SextantTestSupport", swiftSettings: strict),
         .testTarget(name: "NumericsTests", dependencies: ["Numerics"], swiftSettings: strict),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Numerics"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "Positioning"], swiftSettings: strict),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Positioning"], swiftSettings: strict),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline", "Numerics"],
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Positioning", "SextantTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline", "SextantTestSupport", "Numerics"],
                     swiftSettings: strict),
         .testTarget(name: "SurveyTests", dependencies: ["Survey", "Positioning", "Numerics", "CCairo"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Positioning", "Wire"], swiftSettings: strict),

@@ -42,11 +42,9 @@ public struct Pipeline: Sendable {
         self.timestamps = timestamps
     }
 
-    /// The rejection keys beyond the decoder's: the engine's, and the live service's `site_not_allowed`
-    /// (a gateway's token does not cover the line's site), `rate_limited` (a connection over its
-    /// lines-per-second limit) and `clock_skew` (a timestamp outside the `TimestampWindow`).
-    public static let rejectionKeys = EngineRejection.allKeys + ["site_not_allowed", "rate_limited", "clock_skew"]
-        + PlausibleTimestamps.keys
+    /// The rejection keys the pipeline counts beyond the decoder's: the engine's. (A caller's own
+    /// checks, such as the live service's, count their keys themselves.)
+    public static let rejectionKeys = EngineRejection.allKeys
 
     /// Lines read so far (including comments, blank and rejected lines).
     public var linesRead: Int { splitter.lineCount }
@@ -114,67 +112,49 @@ public struct Pipeline: Sendable {
     }
 
     /// Handles one piece from a splitter the caller owns (one per connection in the live service):
-    /// decodes it with `timestamps` (ids through the pipeline's `IdCache`), applies it, and hands
-    /// each output to `emit` and the applied event to `applied`.
+    /// decodes it with `timestamps` (ids through the pipeline's `IdCache`), lets `admit` refuse the
+    /// decoded event, applies it, and reports everything that became of the line through `result`.
     /// - Parameters:
     ///   - piece: a line (or a too-long report) from a `LineSplitter`.
     ///   - timestamps: the policy for a line without timestamp (the live service: `.defaultTo(now)`).
     ///   - maxLineLength: the splitter's limit, for the message of a too-long line.
-    ///   - allowedSites: when set, events of other sites are refused as `site_not_allowed` (a gateway's
-    ///     token restricted to its sites).
-    ///   - window: when set, events stamped outside it are refused as `clock_skew` before the engine
-    ///     sees them (the live service: its receive time and limits; the caller reads the clock).
     ///   - precision: the unit of the line's timestamp (nil: the pipeline's).
-    ///   - plausible: when set, events stamped outside it are refused first, with the unit their
-    ///     timestamp looks like (`PlausibleTimestamps`).
-    ///   - emit: receives each output, in order.
-    ///   - applied: receives the event once the engine has applied it (not called for a blank or
-    ///     comment line, nor for a rejected one).
-    /// - Returns: the rejection, also counted here; nil when the line was applied, blank or a comment.
-    @discardableResult
+    ///   - admit: the caller's own checks on a decoded event, before the engine sees it, given the
+    ///     line number and the timestamp unit (the live service: a token's sites, its clock window).
+    ///     A refusal it returns is reported as `.rejected` but counted by the caller, not here.
+    ///   - result: each output of the engine in order, then `.applied` with the event; or one
+    ///     `.rejected` (counted here unless it came from `admit`). Nothing for a blank or comment line.
     public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
-                                 allowedSites: Set<String>? = nil, window: TimestampWindow? = nil,
-                                 precision: TimestampPrecision? = nil, plausible: PlausibleTimestamps? = nil,
-                                 emit: (Output) -> Void,
-                                 applied: (Event) -> Void = { _ in }) -> LineRejection? {
+                                 precision: TimestampPrecision? = nil,
+                                 admit: (Event, Int, TimestampPrecision) -> LineRejection? = { _, _, _ in nil },
+                                 result: (LineResult) -> Void) {
         switch piece {
         case .tooLong(let number):
             let r = Rejection(line: number, reason: .lineTooLong(limit: maxLineLength))
-            return reject(LineRejection(line: number, key: r.reason.key, message: r.message))
+            result(.rejected(reject(LineRejection(line: number, key: r.reason.key, message: r.message))))
         case .line(let number, let bytes):
             var ids = takeIds()
             defer { self.ids = ids }
             var decoder = self.decoder   // a copy: the closure below mutates self
             if let precision { decoder.precision = precision }
             let unit = decoder.precision
-            var refused: LineRejection?
             do throws(Rejection) {
                 try decoder.decode(bytes, lineNumber: number, timestamps: timestamps, ids: &ids) { event in
-                    if let allowedSites, !allowedSites.contains(event.site) {
-                        refused = reject(LineRejection(
-                            line: number, key: "site_not_allowed",
-                            message: "line \(number): this connection's token may not write site '\(event.site)'"))
-                        return
-                    }
-                    if let plausible, !plausible.contains(event.time) {
-                        refused = reject(plausible.rejection(line: number, time: event.time, precision: unit))
-                        return
-                    }
-                    if let window, !window.contains(event.time) {
-                        refused = reject(window.rejection(line: number, time: event.time))
+                    if let refused = admit(event, number, unit) {
+                        result(.rejected(refused))
                         return
                     }
                     do throws(EngineRejection) {
-                        try applyCounted(event, emit: emit)
-                        applied(event)
+                        try applyCounted(event) { result(.output($0)) }
+                        result(.applied(event))
                     } catch {
-                        refused = reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)"))
+                        result(.rejected(reject(LineRejection(line: number, key: error.key,
+                                                              message: "line \(number): \(error)"))))
                     }
                 }
             } catch {
-                return reject(LineRejection(line: number, key: error.reason.key, message: error.message))
+                result(.rejected(reject(LineRejection(line: number, key: error.reason.key, message: error.message))))
             }
-            return refused
         }
     }
 
@@ -198,8 +178,7 @@ public struct Pipeline: Sendable {
     /// stream.
     private mutating func handle(_ piece: SplitLine, ids: inout IdCache, output: inout [UInt8]) {
         guard case .line(let number, let bytes) = piece else {
-            process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength,
-                    emit: { OutputEncoder.append($0, to: &output) })
+            process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) { _ in }
             return
         }
         let decoder = self.decoder   // a copy: the closure below mutates self
@@ -216,10 +195,9 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// Counts a rejection decided outside the pipeline (e.g. `rate_limited` by the live service).
-    /// - Returns: `r`.
+    /// Counts one of the pipeline's own rejections. - Returns: `r`.
     @discardableResult
-    public mutating func reject(_ r: LineRejection) -> LineRejection {
+    private mutating func reject(_ r: LineRejection) -> LineRejection {
         rejections.record(key: r.key)
         if rejectionMessages.count < keptRejectionMessages { rejectionMessages.append(r.message) }
         return r
@@ -234,6 +212,16 @@ public struct Pipeline: Sendable {
         if !rejected.isEmpty { s += " (" + rejected.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" }
         return s
     }
+}
+
+/// What became of one line in `Pipeline.process`.
+public enum LineResult {
+    /// An output of the engine, in order (a line may cause several, before its `.applied`).
+    case output(Output)
+    /// The engine applied the line's event.
+    case applied(Event)
+    /// The line was refused.
+    case rejected(LineRejection)
 }
 
 /// A line the pipeline refused: where, under which counter key, and why.

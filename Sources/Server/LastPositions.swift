@@ -1,5 +1,11 @@
 import Positioning
 
+/// The site and tag of a last known position.
+struct TagKey: Hashable {
+    var site: String
+    var tag: String
+}
+
 /// The last position of each tag, for the snapshot a new feed subscriber gets; bounded.
 ///
 /// A tag is forgotten when the engine removes it (its `removed` line), and by `prune` once the engine's

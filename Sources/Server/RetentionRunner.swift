@@ -68,6 +68,16 @@ public final class RetentionRunner: @unchecked Sendable {
         condition.withLock { (totals, passes) }
     }
 
+    /// Blocks until `condition` holds for the rows removed so far (checked after each pass), or
+    /// `timeout` seconds pass. - Returns: the rows removed so far.
+    public func waitForRemoved(timeout: Double, until condition: (RetentionResult) -> Bool) -> RetentionResult {
+        let end = Date(timeIntervalSinceNow: timeout)
+        self.condition.lock()
+        defer { self.condition.unlock() }
+        while !condition(totals) && self.condition.wait(until: end) {}
+        return totals
+    }
+
     private func run() {
         // Like the history writer: below the event loop's priority (per thread on Linux).
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
@@ -101,6 +111,7 @@ public final class RetentionRunner: @unchecked Sendable {
             totals.zoneEventsDeleted += r.zoneEventsDeleted
             totals.batches += r.batches
             passes += 1
+            condition.broadcast()   // for `waitForRemoved`
         }
         guard r.batches > 0 else { return }
         logger.info("retention applied", ["positions_deleted": r.positionsDeleted, "positions_thinned": r.positionsThinned,

@@ -24,6 +24,7 @@ public final class Service: @unchecked Sendable {
     private let loop: ServiceLoop
     /// The HTTP port, when `config.http` is set; started with the loop, stopped before it.
     private let httpServer: HTTPServer?
+    private let httpTransport: HTTPTransport?
     /// Applies retention to the history while the service runs; started by `start()`, stopped with the loop.
     private let retention: RetentionRunner?
     /// Guards `_state`, `_ports` and `thread`; the loop's own state is confined to the loop thread.
@@ -50,10 +51,14 @@ public final class Service: @unchecked Sendable {
                                logger: logger)
         httpServer = config.http.map { HTTPServer(endpoint: $0, heartbeat: config.httpHeartbeat, logger: logger) }
         if let httpServer {
-            let api = HTTPAPI(loop: loop, tokens: config.feedTokens, reader: historyReader)
+            let transport = HTTPTransport(loop: loop, hub: loop.engine.hub, wake: { [httpServer] in httpServer.wake() })
+            loop.add(transport, tokens: [])
+            let api = HTTPAPI(loop: loop, transport: transport, tokens: config.feedTokens, reader: historyReader)
             api.server = httpServer
             httpServer.api = api
-            loop.http.wake = { [httpServer] in httpServer.wake() }
+            httpTransport = transport
+        } else {
+            httpTransport = nil
         }
     }
 
@@ -132,13 +137,29 @@ public final class Service: @unchecked Sendable {
         return box.value
     }
 
+    /// Blocks until `condition` holds for the counters, or `timeout` seconds pass. The loop checks it
+    /// at the end of every turn (after each batch of events, and at least once a second), so a
+    /// condition on lines processed holds as soon as they are, without polling.
+    /// - Returns: the counters that met the condition; when the timeout passed first, the counters then.
+    public func waitForStats(timeout: Double, until condition: @escaping @Sendable (ServiceStats) -> Bool) -> ServiceStats {
+        guard state == .running else { return stats() }
+        let watcher = StatsWatcher(condition)
+        loop.submit { l in
+            l.statsWatchers.append(watcher)
+            l.checkWatchers()
+        }
+        if watcher.done.wait(timeout: .now() + timeout) == .success { return watcher.value }
+        loop.submit { $0.removeWatcher(watcher) }
+        return stats()
+    }
+
     /// Puts site maps in place while running (on the loop thread; returns once they are): a changed
     /// map restarts its site's tracker, a new site is added, the same map changes nothing. The store
     /// is not written: the files are imported again at the next start.
     public func reload(sites files: [SiteFile]) {
         guard state == .running else { return }
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in l.reload(sites: files); done.signal() }
+        loop.submit { l in l.engine.reload(sites: files); done.signal() }
         _ = done.wait(timeout: .now() + 5)
     }
 
@@ -147,9 +168,17 @@ public final class Service: @unchecked Sendable {
         guard state == .running else { return [] }
         let box = PositionsBox()
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in box.value = l.hub.lastPositions.entries.values.map(\.estimate); done.signal() }
+        loop.submit { l in box.value = l.engine.hub.lastPositions.entries.values.map(\.estimate); done.signal() }
         _ = done.wait(timeout: .now() + 5)
         return box.value
+    }
+
+    /// Runs `body` on the loop thread and returns once it has run (tests reach the components so).
+    func onLoop(_ body: @escaping @Sendable (ServiceLoop) -> Void) {
+        guard state == .running else { return }
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in body(l); done.signal() }
+        _ = done.wait(timeout: .now() + 60)
     }
 
     /// Lines waiting in each feed client's queue (read on the loop thread): the queue limit at work.
@@ -157,7 +186,7 @@ public final class Service: @unchecked Sendable {
         guard state == .running else { return [] }
         let box = CountsBox()
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in box.value = l.feeds.values.map(\.queuedLines); done.signal() }
+        loop.submit { l in box.value = l.feed?.clients.values.map(\.queuedLines) ?? []; done.signal() }
         _ = done.wait(timeout: .now() + 60)
         return box.value
     }
@@ -167,7 +196,8 @@ public final class Service: @unchecked Sendable {
         guard state == .running else { return 0 }
         let box = CountsBox()
         let done = DispatchSemaphore(value: 0)
-        loop.submit { l in box.value = [l.http.streams.count]; done.signal() }
+        let transport = httpTransport
+        loop.submit { _ in box.value = [transport?.streams.count ?? 0]; done.signal() }
         _ = done.wait(timeout: .now() + 5)
         return box.value.first ?? 0
     }
@@ -191,7 +221,7 @@ public final class Service: @unchecked Sendable {
         if wasRunning {
             logger.info("shutting down")
             httpServer?.stop()
-            loop.submit { $0.stopping = true }
+            loop.submit { $0.stop() }
         }
         waitUntilShutdown()
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// A ranging line of the demo warehouse from `anchor`, stamped `t0 + ms` milliseconds.
@@ -37,8 +38,8 @@ private func ranging(_ anchor: String, _ ms: Int64) -> String {
     /// that is logged and the count falls back. The site's anchors never heard are counted and logged
     /// too, once each.
     @Test func aSilentAnchorIsWarnedAboutAndCounted() throws {
-        let log = LogLines()
-        let t = try TestService(logger: Logger(level: .info) { log.append($0) }) { $0.anchorSilence = 2 }
+        let t = try TestService { $0.anchorSilence = 2 }
+        let log = t.log
         defer { t.stop() }
         let g = try t.gateway()
         try g.writeAll(Array((ranging("U1", 0) + ranging("U2", 0)).utf8))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// The demo warehouse under another id, as a second site.
@@ -121,9 +122,8 @@ let oneRange = "ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 17000000
         // A token for `other` cannot subscribe to demo-warehouse, and without sites= gets only `other`.
         let denied = try t.feed("auth \(otherOnlySecret)\nsubscribe sites=demo-warehouse")
         #expect(denied.lines(timeout: 3) == ["# error: this token may not read site(s) demo-warehouse"])
-        let restricted = try t.feed("auth \(otherOnlySecret)\nsubscribe")
-        let everything = try t.feed("auth \(dashboardSecret)\nsubscribe kinds=position")
-        usleep(100_000)
+        let restricted = try t.subscribedFeed("auth \(otherOnlySecret)\nsubscribe")
+        let everything = try t.subscribedFeed("auth \(dashboardSecret)\nsubscribe kinds=position")
         let g = try t.gateway()
         try g.writeAll(Array("auth \(gatewaySecret)\n".utf8) + demoLines(tags: 1, seconds: 2))
         let all = positionLines(everything.lines(timeout: 3))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// A ranging line of the demo warehouse, stamped `time` (nil: no timestamp).
@@ -25,8 +26,8 @@ private let hour: Int64 = 3_600_000_000_000
     /// applied, and the connection goes on.
     @Test("a line an hour ahead is rejected as clock_skew, counted, answered and logged once per connection")
     func aheadIsRejected() throws {
-        let log = LogLines()
-        let t = try TestService(logger: Logger(level: .info) { log.append($0) })
+        let t = try TestService()
+        let log = t.log
         defer { t.stop() }
         let now = ServiceClock.wallNow()
         let g = try t.gateway()
@@ -71,8 +72,7 @@ private let hour: Int64 = 3_600_000_000_000
         let g2 = try t.gateway()
         try g2.writeAll(Array(ranging("E", ServiceClock.wallNow() + hour).utf8))
         #expect(t.waitFor { $0.rejected["clock_skew"] == 3 }.rejected["clock_skew"] == 3)
-        let end = Date().addingTimeInterval(3)
-        while warnings().count < 2 && Date() < end { usleep(10_000) }
+        log.waitFor("gateway clock skew", count: 2)
         #expect(warnings().count == 2)
         #expect(warnings().last?.contains("conn=") == true && warnings().last != warning)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SextantTestSupport
 @testable import Server
 
 /// Every numeric setting has a range: a value beyond it is refused with the key and the range, never

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SextantTestSupport
 @testable import Server
 
 @Suite struct ConfigTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// The lines that ended the service with SIGILL: timestamps at the ends of `Int64`, alone, after a

@@ -1,6 +1,7 @@
 import Testing
 import Positioning
 import Numerics
+import SextantTestSupport
 @testable import Server
 
 /// The feed hub against plain models: the bytes a subscriber gets are whole lines in order, with

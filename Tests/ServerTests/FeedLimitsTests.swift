@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// What a feed client can make the service hold or do, against the real service: every reply it causes
@@ -43,7 +44,8 @@ import Wire
                              covXX: 0.01, covXY: 0, covYY: 0.01, anchors: 4, motion: .stationary,
                              time: 1_700_000_000_000_000_000)
         }
-        let service = try Service(config: config, sites: [.demoWarehouse], lastPositions: positions, logger: .silent)
+        let log = LogLines()
+        let service = try Service(config: config, sites: [.demoWarehouse], lastPositions: positions, logger: log.logger())
         try service.start()
         defer { service.shutdown() }
         var stalled: [Socket] = []
@@ -53,8 +55,7 @@ import Wire
             try s.writeAll(Array("subscribe\n".utf8))
             stalled.append(s)
         }
-        let end = Date().addingTimeInterval(10)
-        while service.stats().feedClients < 5 && Date() < end { usleep(5_000) }
+        #expect(log.waitFor(TestService.subscribed, count: 5, timeout: 10).count == 5)
         let text = try StatsClient.request(host: "127.0.0.1", port: service.feedPort, timeout: 20 * testTimeScale)
         #expect(text.contains("# positions_remembered=30000\n"))
         let queued = service.feedQueuedLines()
@@ -149,12 +150,11 @@ import Wire
 
     /// Control bytes a client sends (ESC, NUL) reach the log escaped, never raw.
     @Test func controlBytesAreEscapedInTheLog() throws {
-        let lines = LogLines()
-        let t = try TestService(logger: Logger(sink: { lines.append($0) })) { _ in }
+        let t = try TestService()
+        let lines = t.log
         defer { t.stop() }
         let feed = try t.feed("subscribe tags=\u{1b}[2J\u{1b}]0;pwned\u{07},T\u{0}1")
-        let end = Date().addingTimeInterval(10)
-        while !lines.all.contains(where: { $0.contains("feed client subscribed") }) && Date() < end { usleep(5_000) }
+        lines.waitFor("feed client subscribed")
         let subscribed = lines.all.filter { $0.contains("feed client subscribed") }
         #expect(subscribed.count == 1)
         #expect(subscribed.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" } })

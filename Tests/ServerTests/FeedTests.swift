@@ -2,30 +2,26 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 @Suite(.serialized) struct FeedTests {
     /// Filters by tag, kind and site; the snapshot holds the last position of the selected tags only.
+    /// The tags time out after the stream (2 s without a line), so the `kinds=removed` client gets
+    /// their `removed` lines and nothing else.
     @Test func subscriptionFiltersAndSnapshot() throws {
-        let t = try TestService { $0.outputInterval = 0 }
+        let t = try TestService { $0.outputInterval = 0; $0.tagTimeout = 2 }
         defer { t.stop() }
         let onlyT1 = try t.feed("subscribe tags=T1 kinds=position")
         let otherSite = try t.feed("subscribe sites=elsewhere")
         let removedOnly = try t.feed("subscribe kinds=removed")
         let everything = try t.feed()          // sends nothing: everything after the wait
-        usleep(300_000)
+        #expect(t.log.waitFor(TestService.subscribed, count: 4).count == 4)
         let stream = demoLines(tags: 3, seconds: 3)
         try t.gateway().writeAll(stream)
-        t.waitFor { $0.linesIn >= stream.filter { $0 == 10 }.count }
-        let a = onlyT1.lines(timeout: 1)
-        #expect(!a.isEmpty)
-        #expect(a.allSatisfy { $0.hasPrefix("position,site=demo-warehouse,tag=T1 ") })
-        #expect(otherSite.lines(timeout: 0.3).isEmpty)
-        #expect(removedOnly.lines(timeout: 0.3).allSatisfy { $0.hasPrefix("removed,") })
-        let all = everything.lines(timeout: 1)
-        #expect(Set(positionLines(all).compactMap { $0.tag("tag") }) == ["T0", "T1", "T2"])
+        t.waitFor { $0.linesIn >= lineCount(stream) }
 
-        // A new client gets at once the last position of each selected tag.
+        // A new client gets at once the last position of each selected tag (before the tags time out).
         let late = try t.feed("subscribe tags=T0,T2")
         let snapshot = late.lines(timeout: 0.5)
         #expect(snapshot.count == 2)
@@ -34,11 +30,30 @@ import Wire
             let tag = line.tag("tag")!
             #expect(line.timestamp == last[tag]?.time)
         }
+
+        // The live lines wait in each client's socket until it reads them.
+        let a = onlyT1.lines(timeout: 1)
+        #expect(!a.isEmpty)
+        #expect(a.allSatisfy { $0.hasPrefix("position,site=demo-warehouse,tag=T1 ") })
+        #expect(otherSite.lines(timeout: 0.3).isEmpty)
+        let all = everything.lines(timeout: 1)
+        #expect(Set(positionLines(all).compactMap { $0.tag("tag") }) == ["T0", "T1", "T2"])
         // A bad subscription is answered and closed.
         let bad = try t.feed("subscribe colour=red")
         let reply = bad.lines(timeout: 1)
         #expect(reply.first?.hasPrefix("# error: unknown key 'colour'") == true)
         #expect(bad.closed)
+
+        // The three tags time out: the removed-only client reads exactly their three `removed` lines.
+        #expect(t.waitFor { $0.removedOut >= 3 }.removedOut == 3)
+        var read = 0
+        let gone = removedOnly.lines(timeout: 5) { _ in
+            read += 1
+            return read == 3
+        }
+        #expect(gone.count == 3)
+        #expect(gone.allSatisfy { $0.hasPrefix("removed,site=demo-warehouse,tag=T") }, "\(gone)")
+        #expect(Set(gone.compactMap { (try? ParsedLine.parse($0))?.tag("tag") }) == ["T0", "T1", "T2"])
     }
 
     /// A subscriber that never reads while ingest goes on at full speed: ingest is not slowed (every
@@ -50,7 +65,7 @@ import Wire
         stalled.setReceiveBufferSize(4096)
         try stalled.writeAll(Array("\n".utf8))
         let reader = try t.feed("subscribe kinds=removed")
-        usleep(50_000)
+        #expect(t.log.waitFor(TestService.subscribed, count: 2).count == 2)
         let stream = demoLines(tags: 20, seconds: 20)
         let expected = stream.filter { $0 == 10 }.count
         let started = Date()
@@ -75,7 +90,7 @@ import Wire
         let stalled = try Socket.connect(host: "127.0.0.1", port: t.service.feedPort)
         stalled.setReceiveBufferSize(4096)
         try stalled.writeAll(Array("\n".utf8))
-        usleep(50_000)
+        #expect(t.log.waitFor(TestService.subscribed).count == 1)
         try t.gateway().writeAll(demoLines(tags: 20, seconds: 10))
         let s = t.waitFor { $0.feedClientsDisconnected >= 1 }
         #expect(s.feedClientsDisconnected == 1)
@@ -100,13 +115,12 @@ import Wire
         #expect(line.timestamp != nil)
     }
 
-    /// Feed lines and the stats line read back with the project's line-protocol parser, and (when a
-    /// Python with `line_protocol_parser` is installed) with that stock parser too.
+    /// Feed lines read back with the project's line-protocol parser (`scripts/feed-check` reads the
+    /// live feed with a stock parser, PyPI's `line-protocol-parser`).
     @Test func feedLinesParseAsLineProtocol() throws {
         let t = try TestService { $0.outputInterval = 0 }
         defer { t.stop() }
-        let feed = try t.feed("")
-        usleep(50_000)
+        let feed = try t.subscribedFeed("")
         try t.gateway().writeAll(demoLines(tags: 2, seconds: 2))
         let lines = feed.lines(timeout: 1).filter { !$0.hasPrefix("#") }
         #expect(!lines.isEmpty)

@@ -2,6 +2,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import SextantTestSupport
 @testable import Server
 
 @Suite struct FileLimitTests {

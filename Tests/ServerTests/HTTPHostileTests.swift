@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SextantTestSupport
 @testable import Server
 
 /// Sends raw bytes to the HTTP port and returns what comes back before the peer closes (or `timeout`).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SextantTestSupport
 @testable import Server
 
 /// The HTTP tests drive the port with stock clients: curl (REST, `curl -N` for SSE), Python's

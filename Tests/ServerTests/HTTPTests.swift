@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// Collects `argv[2]` messages (or prints `status N` when the upgrade is refused).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Positioning
+import SextantTestSupport
 @testable import Server
 
 /// A history sink whose counters the test sets; it stores nothing.
@@ -17,15 +18,6 @@ final class ScriptedSink: HistorySink, @unchecked Sendable {
     var sinkStats: HistorySinkStats { lock.withLock { current } }
 }
 
-/// Log lines collected from several threads.
-final class LogLines: @unchecked Sendable {
-    // Invariant: `lines` is read and written only with `lock` held.
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
-}
-
 @Suite struct HistoryHealthTests {
     /// A storage error of the history (disk full) is logged once when it appears, dropped rows are
     /// logged, and the recovery is logged when batches commit again; the service runs on throughout.
@@ -36,17 +28,10 @@ final class LogLines: @unchecked Sendable {
         config.ingestPort = 0
         config.feedPort = 0
         let service = try Service(config: config, sites: [.demoWarehouse], history: sink,
-                                  logger: Logger(level: .info) { log.append($0) })
+                                  logger: log.logger())
         try service.start()
         defer { service.shutdown() }
-        func waitForLine(_ text: String) -> Bool {
-            let end = Date().addingTimeInterval(5)
-            while Date() < end {
-                if log.all.contains(where: { $0.contains(text) }) { return true }
-                usleep(20_000)
-            }
-            return false
-        }
+        func waitForLine(_ text: String) -> Bool { !log.waitFor(text).isEmpty }
         sink.set(HistorySinkStats(rowsWritten: 10, pending: 500, dropped: 0,
                                   lastError: "SQLITE_FULL (13): database or disk is full"))
         #expect(waitForLine("level=error msg=\"history write failed"))

@@ -4,32 +4,32 @@ import Positioning
 import Wire
 import Pipeline
 import Numerics
+import SextantTestSupport
 @testable import Server
 
 @Suite(.serialized) struct IngestTests {
-    /// Three lines sent in two writes, split at every byte boundary, each on its own connection, with a
-    /// pause between the writes so the service reads them separately: every line arrives whole.
+    /// Three lines in two chunks, split at every byte boundary, each from its own source, through the
+    /// admission (as a transport hands it each read): every line arrives whole.
     @Test func linesSplitAtEveryByteBoundary() throws {
-        let t = try TestService()
-        defer { t.stop() }
+        let loop = try ServiceLoop(config: ServiceConfig(), sites: [.demoWarehouse], lastPositions: [], history: nil,
+                                   logger: .silent)
         let all = demoLines(tags: 1, seconds: 1)
         var ends = all.indices.filter { all[$0] == 10 }
         ends = Array(ends.prefix(3))
         let stream = Array(all[...ends[2]])
         for k in 1..<stream.count {
-            let g = try t.gateway()
-            try g.writeAll(Array(stream[..<k]))
-            usleep(300)
-            try g.writeAll(Array(stream[k...]))
-            g.close()
+            let session = loop.admission.makeSession(id: loop.newToken(), peer: "test")
+            stream[..<k].withUnsafeBytes { loop.admission.ingest($0, from: session) }
+            stream[k...].withUnsafeBytes { loop.admission.ingest($0, from: session) }
+            #expect(session.linesIn == 3)
+            loop.admission.ended(session)
         }
         let splits = stream.count - 1
-        let s = t.waitFor { $0.linesIn >= 3 * splits && $0.ingestConnections == 0 }
+        let s = loop.stats()
         #expect(s.linesIn == 3 * splits)
         #expect(s.rejectedTotal == 0)
         #expect(s.eventsApplied == 3 * splits)
         #expect(s.partialLinesDropped == 0)
-        #expect(s.ingestConnectionsTotal == splits)
     }
 
     /// 16 gateways at once, each with its own tags: every line is counted and applied.
@@ -115,7 +115,7 @@ import Numerics
         // tokens' keys are checked in LimitsTests, AuthenticationTests and ClockSkewTests, `late` below;
         // a nanosecond connection has no `timestamp_looks_like_ns` and no `timestamp_out_of_range`
         // (HostileClientTests and HostileLineTests check them with other precisions).
-        let keys = Set(RejectReason.allKeys + Pipeline.rejectionKeys)
+        let keys = Set(RejectReason.allKeys + IngestAdmission.rejectionKeys)
         #expect(Set(bad.map(\.0)).union(["missing_timestamp", "too_many_tags", "site_not_allowed", "rate_limited",
                                              "clock_skew", "late", "timestamp_looks_like_ns",
                                              "timestamp_out_of_range"]) == keys)
@@ -147,7 +147,8 @@ import Numerics
         text += "ranging,site=\(site.id),anchor=U1,tag=L,tech=uwb distance=3 \(last - 500_000_000)\n"
         let g = try t.gateway()
         try g.writeAll(Array(text.utf8))
-        let s = t.waitFor { $0.linesIn >= lines + 2 }
+        let expected = lines + 2
+        let s = t.waitFor { $0.linesIn >= expected }
         #expect(s.rejected["late"] == 1)
         #expect(s.rejectedTotal == 1)
         #expect(s.eventsApplied == lines + 1)

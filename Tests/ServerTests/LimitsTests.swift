@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 @Suite(.serialized) struct LimitsTests {

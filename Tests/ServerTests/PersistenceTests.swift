@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Store
+import SextantTestSupport
 @testable import Server
 
 @Suite(.serialized) struct PersistenceTests {
@@ -41,8 +42,7 @@ import Store
         let t = try TestService { $0.outputInterval = 0; $0.historyMaxDelay = 5 }   // long delay: flush must do it
         let service = t.service
         let signals = ShutdownSignals([SIGUSR2]) { _ in service.shutdown() }
-        let feed = try t.feed("subscribe kinds=position")
-        usleep(50_000)
+        let feed = try t.subscribedFeed("subscribe kinds=position")
         let stream = demoLines(tags: 3, seconds: 3)
         try t.gateway().writeAll(stream)
         let s = t.waitFor { $0.linesIn >= stream.filter { $0 == 10 }.count }

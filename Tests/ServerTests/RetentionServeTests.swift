@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Store
+import SextantTestSupport
 @testable import Server
 
 @Suite(.serialized) struct RetentionServeTests {
@@ -19,16 +20,11 @@ import Store
         try t.gateway().writeAll(stream)
         let s = t.waitFor { $0.linesIn >= stream.filter { $0 == 10 }.count && $0.historyRowsWritten >= $0.positionsOut }
         #expect(s.positionsOut > 0)
+        let retention = try #require(t.host.retention)
+        let deleted = retention.waitForRemoved(timeout: 10 * testTimeScale) { $0.positionsDeleted >= s.positionsOut }
+            .positionsDeleted
         let reader = try HistoryStore(directory: t.directory)
-        var remaining = try reader.positionCount()
-        let end = Date().addingTimeInterval(10)
-        var deleted = 0
-        while (remaining > 0 || deleted < s.positionsOut) && Date() < end {
-            usleep(20_000)
-            remaining = try reader.positionCount()
-            deleted = t.host.retention?.removed.result.positionsDeleted ?? 0
-        }
-        #expect(remaining == 0, "the service deleted the old history")
+        #expect(try reader.positionCount() == 0, "the service deleted the old history")
         #expect(deleted == s.positionsOut)
         #expect(try reader.lastPositions().count == 3, "last positions are kept")
     }

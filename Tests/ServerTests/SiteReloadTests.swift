@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Wire
+import SextantTestSupport
 @testable import Server
 
 /// The `#anchors` lines by site and anchor: each anchor's `lines`.
@@ -19,8 +20,8 @@ private func anchorLines(_ t: TestService) throws -> [String: Int64] {
     /// `Service.reload(sites:)` (what SIGHUP does in `sextant serve`): the same map keeps the site's
     /// state, a changed map restarts its tracker, a new site is added; each reload is logged.
     @Test func reloadKeepsSameMapsAndReplacesChangedOnes() throws {
-        let log = LogLines()
-        let t = try TestService(logger: Logger(level: .info) { log.append($0) })
+        let t = try TestService()
+        let log = t.log
         defer { t.stop() }
         let g = try t.gateway()
         try g.writeAll(Array(("ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 1700000000000000000\n"

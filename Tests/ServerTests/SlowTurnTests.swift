@@ -1,21 +1,21 @@
 import Foundation
 import Testing
 import Positioning
+import SextantTestSupport
 @testable import Server
 
-/// A history sink that holds the event loop once, on the first position, for `stall` seconds: a
-/// stand-in for a long loop turn (a backlog on many gateways).
+/// A history sink that holds the event loop once, on the first position, until the test releases
+/// it: a stand-in for a long loop turn (a backlog on many gateways).
 final class StallingSink: HistorySink, @unchecked Sendable {
-    let stall: Double
     let stalled = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
     // Invariant: `done` is touched only on the loop thread (append runs there).
     private var done = false
-    init(stall: Double) { self.stall = stall }
     func append(_ estimate: PositionEstimate) {
         guard !done else { return }
         done = true
         stalled.signal()
-        usleep(UInt32(stall * 1e6))
+        _ = release.wait(timeout: .now() + 30)   // bounded: a test that fails early still ends
     }
     func append(measurementLine: [UInt8], site: String, time: Int64) {}
     func appendZoneEvent(site: String, tag: String, zone: String, event: ZoneEvent, time: Int64) {}
@@ -29,7 +29,7 @@ final class StallingSink: HistorySink, @unchecked Sendable {
     /// connection outlasted the subscription wait (here 0 s): the request is read before the client is
     /// taken for a silent subscriber.
     @Test func statsRequestSurvivesALongTurn() throws {
-        let sink = StallingSink(stall: 0.3)
+        let sink = StallingSink()
         var config = ServiceConfig()
         config.ingestPort = 0
         config.feedPort = 0
@@ -42,6 +42,7 @@ final class StallingSink: HistorySink, @unchecked Sendable {
         // The loop is held: the connection and its request wait in the kernel until the next turn.
         let s = try Socket.connect(host: "127.0.0.1", port: service.feedPort)
         try s.writeAll(Array("#stats\n".utf8))
+        sink.release.signal()   // the turn ends long after the subscription wait (0 s) passed
         let reader = LineReader(s)
         let lines = reader.lines(timeout: 5) { $0 == "# end" }
         #expect(lines.first?.hasPrefix("# lines_in=") == true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SextantTestSupport
 @testable import Server
 
 @Suite struct ThreadNameTests {
@@ -15,12 +16,10 @@ import Testing
     @Test func theLoopAndTheWriterThreadsAreNamed() throws {
         let t = try TestService()
         defer { t.stop() }
-        var names = Self.threadNames()
-        let deadline = Date().addingTimeInterval(5)   // the threads name themselves once running
-        while !(names.contains(Service.loopThreadName) && names.contains("sextant.history")) && Date() < deadline {
-            usleep(10_000)
-            names = Self.threadNames()
-        }
+        // The threads name themselves as they start: once a position is written, both have run.
+        try t.gateway().writeAll(demoLines(tags: 1, seconds: 1))
+        #expect(t.waitFor { $0.historyRowsWritten > 0 }.historyRowsWritten > 0)
+        let names = Self.threadNames()
         #expect(names.contains(Service.loopThreadName))
         #expect(Service.loopThreadName == "sextant.loop")
         #expect(names.contains("sextant.history"))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Positioning
 import Store
+import SextantTestSupport
 @testable import Server
 
 @Suite(.serialized) struct ZoneFeedTests {
@@ -18,8 +19,7 @@ import Store
     @Test func zoneEventsReachFeedAndHistory() throws {
         let t = try TestService(imports: [Self.siteFile])
         defer { try? FileManager.default.removeItem(atPath: t.directory) }
-        let feed = try t.feed("subscribe kinds=zone")
-        usleep(50_000)
+        let feed = try t.subscribedFeed("subscribe kinds=zone")
         let stream = demoLines(tags: 3, seconds: 3)
         try t.gateway().writeAll(stream)
         t.waitFor { $0.linesIn >= stream.filter { $0 == 10 }.count }

@@ -1,27 +1,13 @@
 import Foundation
+import SextantTestSupport
 @testable import Store
 
-/// A fresh directory under the system temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sextant-store-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// Path of a file named `name` inside the directory.
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
+/// The shared test helpers' temporary directory (`SextantTestSupport`), under this target's names.
+typealias TemporaryDirectory = SextantTestSupport.TemporaryDirectory
 
 /// Runs `body` with a temporary directory that is removed afterwards, even if `body` throws.
 func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) throws -> T) throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try body(directory)
+    try SextantTestSupport.withTemporaryDirectory(body)
 }
 
 extension Database {

@@ -12,6 +12,8 @@ import Wire
 /// once before the HTTP thread starts; that is why the class may be `@unchecked Sendable`.
 final class HTTPAPI: @unchecked Sendable {
     let loop: ServiceLoop
+    /// The streams' side on the loop thread (reached only inside `loop.submit`).
+    let transport: HTTPTransport
     let tokens: AccessList
     /// A store connection of its own for history reads (nil: no history, e.g. a test without a store).
     let reader: HistoryStore?
@@ -26,8 +28,8 @@ final class HTTPAPI: @unchecked Sendable {
     /// Longest a request waits for the service loop before `503`.
     static let loopTimeout = 5.0
 
-    init(loop: ServiceLoop, tokens: AccessList, reader: HistoryStore?) {
-        self.loop = loop; self.tokens = tokens; self.reader = reader
+    init(loop: ServiceLoop, transport: HTTPTransport, tokens: AccessList, reader: HistoryStore?) {
+        self.loop = loop; self.transport = transport; self.tokens = tokens; self.reader = reader
     }
 
     /// Routes one request (HTTP thread).
@@ -63,7 +65,9 @@ final class HTTPAPI: @unchecked Sendable {
         guard s.count >= 3, s[0] == "api", s[1] == "v1" else { c.respond(notFound(r.path)); return }
         let rest = Array(s.dropFirst(2))
         switch (rest.count, rest.first) {
-        case (1, "stats"): onLoop(c) { $0.statsJSON(sites: allowed) }
+        case (1, "stats"):
+            let transport = self.transport
+            onLoop(c) { $0.statsJSON(sites: allowed, streams: transport.streams.count) }
         case (1, "sites"): onLoop(c) { $0.sitesJSON(allowed: allowed) }
         case (2, "feed") where rest[1] == "sse": openSSE(r, on: c, access: access)
         case (2, "feed") where rest[1] == "ws":
@@ -146,9 +150,10 @@ final class HTTPAPI: @unchecked Sendable {
     private func metrics(_ c: HTTPConnection) {
         let id = c.id
         let server = self.server!
+        let transport = self.transport
         loop.submit { l in
             let stats = l.stats()
-            let streams = l.http.streams.count, disconnected = l.http.disconnected
+            let streams = transport.streams.count, disconnected = transport.disconnected
             server.deliver { s in
                 s.respond(id, .text(PrometheusText.render(stats, http: s.counts, streams: streams,
                                                           streamsDisconnected: disconnected),

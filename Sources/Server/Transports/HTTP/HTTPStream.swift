@@ -15,15 +15,3 @@ final class HTTPStream: FeedSubscriber {
     }
 }
 
-/// The HTTP streams of the service loop, and how to wake the HTTP thread when they got bytes.
-///
-/// Touched only on the loop thread (`wake` is safe from any thread).
-final class HTTPFeed {
-    var streams: [UInt64: HTTPStream] = [:]
-    /// Wakes the HTTP thread (set when the HTTP port starts).
-    var wake: (@Sendable () -> Void)?
-    /// True when a stream got bytes this turn.
-    var woke = false
-    /// Streams closed by the overflow policy `disconnect`.
-    var disconnected = 0
-}

@@ -8,13 +8,7 @@ struct AnchorKey: Hashable {
 }
 
 /// The anchors' health: the `#anchors` reply and the silence watch.
-extension ServiceLoop {
-    /// The engine's time now: its newest event's time plus the time since that event arrived (nil
-    /// before any event). Timestamps come from the gateways, so this is their clock, not the server's.
-    var engineNow: Nanoseconds? {
-        lastEventTime.map { $0.saturatingAdd(ServiceClock.monotonicNow() - lastEventMonotonic) }
-    }
-
+extension ServiceEngine {
     /// The `#anchors` reply: an `anchor_health` line per anchor of the sites `allowed` (nil: all).
     func anchorHealthLines(sites allowed: Set<String>?) -> String {
         let now = engineNow
@@ -55,25 +49,5 @@ extension ServiceLoop {
                 logger.info("anchor heard again", ["site": r.site, "anchor": r.anchor])
             }
         }
-    }
-}
-
-/// Site maps put in place while the service runs (`sextant serve` on SIGHUP).
-extension ServiceLoop {
-    /// Replaces the maps of the given sites (adds new ones) and logs what changed. A changed site's
-    /// tags are placed again from their next lines; unchanged and other sites keep their state.
-    func reload(sites files: [SiteFile]) {
-        var replaced: [String] = [], added: [String] = [], unchanged: [String] = []
-        for file in files {
-            switch pipeline.replace(site: file.site) {
-            case .added: added.append(file.site.id)
-            case .replaced: replaced.append(file.site.id)
-            case .unchanged: unchanged.append(file.site.id)
-            }
-        }
-        let changed = Set(replaced + added)
-        silentAnchors = silentAnchors.filter { !changed.contains($0.site) }
-        logger.info("sites reloaded", ["replaced": replaced.joined(separator: ","), "added": added.joined(separator: ","),
-                                       "unchanged": unchanged.joined(separator: ",")])
     }
 }

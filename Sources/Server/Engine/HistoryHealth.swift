@@ -1,14 +1,15 @@
 /// The history sink's health in the log: the service keeps running when storage fails, so the log
 /// is where an operator learns that history is not being written (besides `#stats history_error`).
-extension ServiceLoop {
+struct HistoryHealth {
+    /// The sink's counters when last logged.
+    private var logged = HistorySinkStats()
+
     /// Compares the sink's counters with those of the last call (once a second, from the loop's
     /// timer) and logs what changed: a storage error appearing or changing, rows dropped, and the
     /// recovery when a batch commits again.
-    func logHistoryHealth() {
-        guard let history else { return }
-        let now = history.sinkStats
-        let before = historyLogged
-        historyLogged = now
+    mutating func log(_ now: HistorySinkStats, _ logger: Logger) {
+        let before = logged
+        logged = now
         if let error = now.lastError, error != before.lastError {
             logger.error("history write failed; the rows are kept and retried",
                          ["error": error, "pending": now.pending, "written": now.rowsWritten])
@@ -22,12 +23,12 @@ extension ServiceLoop {
 
     /// After the last commit at shutdown: rows dropped since the last health check (the storage still
     /// failing, a full disk) are an error, with their count, and so are rows still pending.
-    func logHistoryAtShutdown(_ stats: HistorySinkStats) {
-        let dropped = stats.dropped - historyLogged.dropped
+    mutating func logAtShutdown(_ stats: HistorySinkStats, _ logger: Logger) {
+        let dropped = stats.dropped - logged.dropped
         guard dropped > 0 || stats.pending > 0 else { return }
         logger.error("history rows lost at shutdown: they could not be written",
                      ["dropped": dropped, "pending": stats.pending, "total_dropped": stats.dropped,
                       "error": stats.lastError ?? "none"])
-        historyLogged = stats
+        logged = stats
     }
 }

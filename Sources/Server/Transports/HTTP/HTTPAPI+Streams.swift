@@ -108,14 +108,15 @@ extension HTTPAPI {
         c.startStream(kind, format: s.subscription.format, outbox: outbox)
         let id = c.id
         let backfill = s.since != nil && reader != nil && (s.subscription.kinds?.contains(.position) ?? true)
+        let transport = self.transport
         loop.submit { [self] l in
-            l.openStream(id: id, subscription: s.subscription, outbox: outbox, backfilling: backfill)
+            transport.open(id: id, subscription: s.subscription, outbox: outbox, backfilling: backfill)
             guard backfill, let since = s.since else { return }
-            let until = l.engineNow ?? ServiceClock.wallNow()
-            let sites = s.subscription.sites ?? Set(l.pipeline.engine.trackers.keys)
+            let until = l.engine.engineNow ?? ServiceClock.wallNow()
+            let sites = s.subscription.sites ?? Set(l.engine.pipeline.engine.trackers.keys)
             queries.async { [self] in
                 self.backfill(outbox, subscription: s.subscription, sites: sites, from: since, to: until)
-                loop.submit { $0.endBackfill(id: id) }
+                loop.submit { _ in transport.endBackfill(id: id) }
                 server.wake()
             }
         }
@@ -148,11 +149,13 @@ extension HTTPAPI {
     /// The HTTP thread saw a stream's client go.
     func streamClosed(id: UInt64, outbox: StreamOutbox) {
         outbox.markGone()
-        loop.submit { $0.closeStream(id: id) }
+        let transport = self.transport
+        loop.submit { _ in transport.close(id: id) }
     }
 
     /// The HTTP thread took a full outbox's bytes.
     func resumeStream(id: UInt64) {
-        loop.submit { $0.resumeStream(id: id) }
+        let transport = self.transport
+        loop.submit { _ in transport.resume(id: id) }
     }
 }

@@ -41,7 +41,7 @@ extension HTTPAPI {
             return
         }
         loop.submit { [self] l in
-            guard l.pipeline.engine.trackers[site] != nil else {
+            guard l.engine.pipeline.engine.trackers[site] != nil else {
                 let r = l.unknownSite(site)
                 server.deliver { $0.respond(id, r) }
                 return

@@ -1,0 +1,28 @@
+import Positioning
+import Wire
+import Pipeline
+
+/// The service's checks on a decoded event before the engine sees it, in order: the source's token
+/// covers the event's site, the timestamp is plausible (`PlausibleTimestamps`), and it lies inside
+/// the clock window (`TimestampWindow`).
+struct EventChecks {
+    /// The sites the source's token may write (nil: any).
+    var sites: Set<String>?
+    var window: TimestampWindow?
+    var plausible: PlausibleTimestamps?
+
+    /// The rejection of `event` from line `line` (timestamps in `unit`), or nil when it passes.
+    func refusal(of event: Event, line: Int, unit: TimestampPrecision) -> LineRejection? {
+        if let sites, !sites.contains(event.site) {
+            return LineRejection(line: line, key: "site_not_allowed",
+                                 message: "line \(line): this connection's token may not write site '\(event.site)'")
+        }
+        if let plausible, !plausible.contains(event.time) {
+            return plausible.rejection(line: line, time: event.time, precision: unit)
+        }
+        if let window, !window.contains(event.time) {
+            return window.rejection(line: line, time: event.time)
+        }
+        return nil
+    }
+}

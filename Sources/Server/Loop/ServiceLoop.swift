@@ -1,0 +1,238 @@
+import Foundation
+import Positioning
+
+/// The event loop of the service: one thread polls every transport's descriptors and a wake-up pipe,
+/// and dispatches. The work is done by the components it owns:
+///
+/// - `engine` (`ServiceEngine`): the pipeline and where outputs go (the feed hub, the history);
+/// - `admission` (`IngestAdmission`): the one way ingest lines enter the engine;
+/// - `gate` (`ConnectionGate`): connection limits and the authentication back-off;
+/// - `counters` (`ServiceCounters`): the counters every component updates;
+/// - `transports` (`LoopTransport`): the TCP ingest port and the TCP feed, each in
+///   `Transports/`.
+///
+/// Threading invariant: everything here is touched only on the loop thread (the `Thread` that calls
+/// `run()`), except `commands`, guarded by `commandLock`, and `poller.wake()`. That is why the class
+/// may be `@unchecked Sendable`: other threads reach its state only through `submit(_:)`.
+final class ServiceLoop: @unchecked Sendable {
+    /// The loop thread's name, as `top -H` and `perf` show it (`sextant.history` is the writer's).
+    static let threadName = "sextant.loop"
+    /// How long shutdown waits for slow feed readers, nanoseconds (0.5 s).
+    static let drainTime: Int64 = 500_000_000
+    /// Outputs are sent once this much work gathered in a turn, nanoseconds (0.5 ms; see `flushIfDue`).
+    static let flushInterval: Int64 = 500_000
+
+    /// Where the loop is in its life.
+    enum State {
+        /// Made; listeners not bound yet.
+        case starting
+        /// Polling, since the monotonic time given.
+        case running(since: Int64)
+        /// Shutting down since the monotonic time given: no more accepting, the history committed, and
+        /// feed clients given `drainTime` after that to read what is queued.
+        case draining(since: Int64)
+        /// Everything closed.
+        case stopped
+    }
+
+    let config: ServiceConfig
+    let logger: Logger
+    let poller: Poller
+    let counters = ServiceCounters()
+    let engine: ServiceEngine
+    let gate: ConnectionGate
+    let admission: IngestAdmission
+    private(set) var state = State.starting
+    /// The transports, and which one registered each poller token.
+    private(set) var ingest: TCPIngest?
+    private(set) var feed: TCPFeed?
+    private var transports: [any LoopTransport] = []
+    private var owners: [UInt64: any LoopTransport] = [:]
+    private var lastToken: UInt64 = Poller.wakeToken
+    /// When the once-a-second work and the last flush ran (monotonic ns).
+    private var lastSweep: Int64 = 0
+    private var lastFlush: Int64 = 0
+    let startedMonotonic = ServiceClock.monotonicNow()
+    /// One read buffer for every connection (the loop reads one connection at a time).
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    /// Threads waiting for a condition on the counters (`Service.waitForStats`).
+    var statsWatchers: [StatsWatcher] = []
+
+    private let commandLock = NSLock()
+    private var commands: [@Sendable (ServiceLoop) -> Void] = []
+
+    init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate], history: (any HistorySink)?,
+         logger: Logger) throws(SystemError) {
+        self.config = config
+        self.logger = logger
+        poller = try Poller()
+        engine = ServiceEngine(config: config, sites: sites, lastPositions: lastPositions, history: history,
+                               logger: logger)
+        gate = ConnectionGate(config: config, logger: logger, counters: counters)
+        admission = IngestAdmission(config: config, logger: logger, counters: counters, engine: engine, gate: gate)
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    /// Binds both listeners and starts their transports. - Returns: the bound ports (ingest, feed).
+    func bind() throws(SystemError) -> (UInt16, UInt16) {
+        let i = try Socket.listen(host: config.bindAddress, port: config.ingestPort)
+        let f = try Socket.listen(host: config.bindAddress, port: config.feedPort)
+        let ingestListener = try TCPListener(socket: i, port: .ingest, token: newToken(), poller: poller, logger: logger)
+        let feedListener = try TCPListener(socket: f, port: .feed, token: newToken(), poller: poller, logger: logger)
+        let ingest = TCPIngest(loop: self, admission: admission, listener: ingestListener)
+        let feed = TCPFeed(loop: self, hub: engine.hub, listener: feedListener)
+        add(ingest, tokens: [ingestListener.token])
+        add(feed, tokens: [feedListener.token])
+        self.ingest = ingest
+        self.feed = feed
+        return (try i.localPort(), try f.localPort())
+    }
+
+    /// Adds a transport; poller events of `tokens` go to it.
+    func add(_ transport: any LoopTransport, tokens: [UInt64]) {
+        transports.append(transport)
+        for t in tokens { owners[t] = transport }
+    }
+
+    /// A poller token not used before (for a descriptor, or to name an ingest source in the log).
+    func newToken() -> UInt64 {
+        lastToken += 1
+        return lastToken
+    }
+
+    /// Poller events of `token` go to `transport` from now on (a connection it accepted)…
+    func own(_ token: UInt64, by transport: any LoopTransport) { owners[token] = transport }
+    /// … until it closes the connection.
+    func forget(_ token: UInt64) { owners[token] = nil }
+
+    /// Connections open on every transport.
+    var openConnections: Int { transports.reduce(0) { $0 + $1.openConnections } }
+
+    /// Runs `body` on the loop thread at the start of its next turn. Any thread.
+    func submit(_ body: @escaping @Sendable (ServiceLoop) -> Void) {
+        commandLock.lock()
+        commands.append(body)
+        commandLock.unlock()
+        poller.wake()
+    }
+
+    /// Starts the shutdown at the end of this turn (loop thread; `Service.shutdown()` submits it).
+    func stop() {
+        if case .running = state { state = .draining(since: ServiceClock.monotonicNow()) }
+    }
+
+    /// The loop: polls, dispatches, runs commands and timers, flushes; until `stop()`, then drains.
+    func run() {
+        state = .running(since: ServiceClock.monotonicNow())
+        while case .running = state {
+            do {
+                try poller.wait(timeoutMilliseconds: nextTimeoutMilliseconds()) { token, events in
+                    if token != Poller.wakeToken { owners[token]?.handle(token: token, events: events) }
+                }
+            } catch {
+                logger.error("poll failed; stopping", ["error": error])
+                stop()
+            }
+            runCommands()
+            timers()
+            endOfTurn()
+        }
+        drain()
+    }
+
+    private func runCommands() {
+        commandLock.lock()
+        let pending = commands
+        commands.removeAll()
+        commandLock.unlock()
+        for c in pending { c(self) }
+    }
+
+    /// Milliseconds until the next timer: a transport's deadline or the once-a-second sweep.
+    private func nextTimeoutMilliseconds() -> Int32 {
+        let now = ServiceClock.monotonicNow()
+        var next = lastSweep + 1_000_000_000
+        for t in transports { if let d = t.nextDeadline { next = min(next, d) } }
+        return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
+    }
+
+    private func timers() {
+        let now = ServiceClock.monotonicNow()
+        for t in transports { t.timers(now: now) }
+        guard now - lastSweep >= 1_000_000_000 else { return }
+        lastSweep = now
+        engine.idleSweep(now: now)
+        engine.forgetOldPositions()
+        for t in transports { t.everySecond(now: now) }
+        gate.everySecond(now: now)
+        engine.logHistoryHealth()
+        engine.watchAnchors()
+    }
+
+    /// Ends the turn early once `flushInterval` of work has gathered (after an ingest chunk): with many
+    /// busy gateways a position would otherwise wait for all of their chunks, and after every chunk
+    /// 1,000 gateways sending a few lines each would cost a send to a dashboard per chunk.
+    func flushIfDue() {
+        if ServiceClock.monotonicNow() - lastFlush >= Self.flushInterval { endOfTurn() }
+    }
+
+    /// Hands the turn's positions to the history, closes overflowed feed clients, and flushes the feed
+    /// clients that got lines. A client whose socket is full is flushed when the poller says it is
+    /// writable again (the hub skips it): trying now would only cost a failed send.
+    func endOfTurn() {
+        lastFlush = ServiceClock.monotonicNow()
+        engine.handOverHistory()
+        for s in engine.hub.takeOverflowed() { owners[s.id]?.overflowed(s) }
+        engine.hub.forEachToFlush { s in owners[s.id]?.flush(s) }
+        if !statsWatchers.isEmpty { checkWatchers() }
+    }
+
+    /// After the loop: stop accepting, drop ingest connections, commit the history, flush and close the
+    /// feed clients (waiting at most `drainTime` for slow readers).
+    private func drain() {
+        for t in transports { t.stopAccepting() }
+        engine.closeHistory()
+        let deadline = ServiceClock.monotonicNow() + Self.drainTime
+        while !transports.allSatisfy({ $0.drain() }) && ServiceClock.monotonicNow() < deadline { usleep(5_000) }
+        for t in transports { t.closeAll() }
+        state = .stopped
+    }
+
+    /// Seconds since the loop was made.
+    var uptimeSeconds: Double { Double(ServiceClock.monotonicNow() - startedMonotonic) * 1e-9 }
+
+    /// The counters now: those the components keep in `counters`, and the gauges and counts of the
+    /// pipeline, the feed hub and the history sink.
+    func stats() -> ServiceStats {
+        var s = counters.stats
+        let p = engine.pipeline
+        s.eventsApplied = p.eventsApplied
+        for (key, n) in p.rejections.counts { s.rejected[key, default: 0] += n }
+        s.positionsOut = p.positionsOut
+        s.proximityOut = p.proximityOut
+        s.removedOut = p.removedOut
+        s.zoneEventsOut = p.zoneEventsOut
+        s.ingestConnections = ingest?.openConnections ?? 0
+        s.feedClients = feed?.openConnections ?? 0
+        let hub = engine.hub
+        s.feedLinesQueued = hub.linesQueued
+        s.feedLinesDropped = hub.linesDropped
+        s.feedRepliesDropped = hub.repliesDropped
+        s.feedSends = hub.sends
+        s.positionsRemembered = hub.lastPositions.count
+        s.positionsNotRemembered = hub.lastPositions.refused
+        s.tags = p.engine.tagCount
+        s.sites = p.engine.trackers.count
+        s.anchorsSilent = engine.silentAnchors.count
+        if let h = engine.history?.sinkStats {
+            s.historyRowsWritten = h.rowsWritten
+            s.historyPending = h.pending
+            s.historyDropped = h.dropped
+            s.historyError = h.lastError
+        }
+        s.uptimeSeconds = uptimeSeconds
+        return s
+    }
+}
