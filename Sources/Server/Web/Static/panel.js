@@ -13,17 +13,19 @@ export class Panel {
     this.onPick = onPick;     // (tag id) -> centre the map on it and select it
     this.query = "";
     this.search = $("tag-search");
-    this.search.addEventListener("input", () => this.setQuery(this.search.value));
-    this.search.addEventListener("keydown", (e) => {
+    // Handlers as properties, so that the panel of the next site replaces these.
+    this.search.oninput = () => this.setQuery(this.search.value);
+    this.search.onkeydown = (e) => {
       if (e.key === "Enter") {
-        const first = $("search-results").querySelector("li");
+        const first = $("search-results").querySelector("li[data-tag]");
         if (first) this.onPick(first.dataset.tag);
       }
-    });
-    $("search-results").addEventListener("click", (e) => {
-      const li = e.target.closest("li");
+    };
+    $("search-results").onclick = (e) => {
+      const li = e.target.closest("li[data-tag]");
       if (li) this.onPick(li.dataset.tag);
-    });
+    };
+    this.setQuery(this.search.value);
     this.positionsText = "";
   }
 
