@@ -7,6 +7,8 @@ import { State, REMOVED_LINGER_MS } from "./model.js";
 const CONE_LENGTH_M = 6;
 /** Above this many tags in view, only the searched and selected tags are labelled. */
 const LABEL_LIMIT = 150;
+/** Above this many positioned tags, the 95 % ellipses are outlined but not filled. */
+const FILL_LIMIT = 300;
 /** Margin around the site's bounds when fitting the view, CSS pixels. */
 const FIT_MARGIN_PX = 36;
 /** Tag dot radius, CSS pixels. */
@@ -228,7 +230,9 @@ export class MapView {
       c.moveTo(X + a * Math.cos(-e.angle), Y + a * Math.sin(-e.angle));
       c.ellipse(X, Y, a, Math.max(b, 0.5), -e.angle, 0, 2 * Math.PI);
     }
-    c.fillStyle = COLORS.ellipseFill; c.fill();
+    // Filling many overlapping translucent ellipses is the costliest part of a frame: above
+    // FILL_LIMIT tags they are outlined only.
+    if (positioned.length <= FILL_LIMIT) { c.fillStyle = COLORS.ellipseFill; c.fill(); }
     c.strokeStyle = COLORS.ellipseLine; c.lineWidth = 1; c.stroke();
 
     // Positions, in one path.
