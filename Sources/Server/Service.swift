@@ -1,5 +1,5 @@
 import Foundation
-import Store
+public import Store
 public import Positioning
 
 /// The live service: TCP ingest, the live feed and the history sink around one positioning engine,
@@ -22,6 +22,8 @@ public final class Service: @unchecked Sendable {
     /// The sites served.
     public let sites: [Site]
     private let loop: ServiceLoop
+    /// The HTTP port, when `config.http` is set; started with the loop, stopped before it.
+    private let httpServer: HTTPServer?
     /// Applies retention to the history while the service runs; started by `start()`, stopped with the loop.
     private let retention: RetentionRunner?
     /// Guards `_state`, `_ports` and `thread`; the loop's own state is confined to the loop thread.
@@ -38,13 +40,21 @@ public final class Service: @unchecked Sendable {
     ///   - retention: applied to the history while the service runs; nil for none.
     ///   - logger: structured log lines.
     public init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate] = [],
-                history: (any HistorySink)? = nil, retention: RetentionRunner? = nil, logger: Logger = Logger()) throws {
+                history: (any HistorySink)? = nil, retention: RetentionRunner? = nil,
+                historyReader: HistoryStore? = nil, logger: Logger = Logger()) throws {
         self.config = config
         self.logger = logger
         self.sites = sites
         self.retention = retention
         loop = try ServiceLoop(config: config, sites: sites, lastPositions: lastPositions, history: history,
                                logger: logger)
+        httpServer = config.http.map { HTTPServer(endpoint: $0, heartbeat: config.httpHeartbeat, logger: logger) }
+        if let httpServer {
+            let api = HTTPAPI(loop: loop, tokens: config.feedTokens, reader: historyReader)
+            api.server = httpServer
+            httpServer.api = api
+            loop.http.wake = { [httpServer] in httpServer.wake() }
+        }
     }
 
     /// The current state.
@@ -53,6 +63,9 @@ public final class Service: @unchecked Sendable {
     public var ingestPort: UInt16 { lock.withLock { _ports.ingest } }
     /// The bound feed port; 0 before `start()`.
     public var feedPort: UInt16 { lock.withLock { _ports.feed } }
+    /// The bound HTTP port; 0 before `start()` or when `config.http` is nil.
+    public var httpPort: UInt16 { lock.withLock { _httpPort } }
+    private var _httpPort: UInt16 = 0
 
     /// Binds both ports and starts the event-loop thread.
     /// - Throws: `SystemError` when a port cannot be bound (e.g. `EADDRINUSE`); the service is then shut down.
@@ -64,6 +77,7 @@ public final class Service: @unchecked Sendable {
         let ports: (UInt16, UInt16)
         do {
             ports = try loop.bind()
+            try httpServer?.start()
         } catch {
             lock.withLock { _state = .shutdown }
             finished.signal()
@@ -80,7 +94,7 @@ public final class Service: @unchecked Sendable {
         }
         thread.name = "sextant-loop"
         thread.stackSize = 1 << 22
-        lock.withLock { _ports = ports; _state = .running }
+        lock.withLock { _ports = ports; _httpPort = httpServer?.port ?? 0; _state = .running }
         logger.info("listening", ["bind": config.bindAddress, "ingest_port": ports.0, "feed_port": ports.1,
                                   "sites": sites.map(\.id).joined(separator: ","),
                                   "loopback_only": config.bindAddress.hasPrefix("127.") || config.bindAddress == "localhost",
@@ -91,6 +105,14 @@ public final class Service: @unchecked Sendable {
                            ["bind": config.bindAddress])
         }
         thread.start()
+        if let httpServer {
+            logger.info("http listening", ["http": HTTPEndpoint(host: httpServer.endpoint.host, port: httpServer.port).description,
+                                           "feed_tokens": config.feedTokens.tokens.count])
+            if !httpServer.endpoint.isLoopback, !config.feedTokens.isRequired {
+                logger.warning("HTTP port beyond loopback without feed tokens: anyone who can reach it can read every site",
+                               ["http": httpServer.endpoint.description])
+            }
+        }
         if let retention {
             logger.info("retention on", ["full_rate_days": Double(retention.policy.fullRate) / 86_400e9,
                                          "keep_days": Double(retention.policy.keep) / 86_400e9,
@@ -140,6 +162,16 @@ public final class Service: @unchecked Sendable {
         return box.value
     }
 
+    /// HTTP streams subscribed now (read on the loop thread).
+    func httpStreams() -> Int {
+        guard state == .running else { return 0 }
+        let box = CountsBox()
+        let done = DispatchSemaphore(value: 0)
+        loop.submit { l in box.value = [l.http.streams.count]; done.signal() }
+        _ = done.wait(timeout: .now() + 5)
+        return box.value.first ?? 0
+    }
+
     /// Stops accepting, drops ingest connections, commits the history (`close()` on the sink), flushes
     /// and closes the feed clients, and waits until the loop thread has ended. Idempotent.
     public func shutdown() {
@@ -158,6 +190,7 @@ public final class Service: @unchecked Sendable {
         }
         if wasRunning {
             logger.info("shutting down")
+            httpServer?.stop()
             loop.submit { $0.stopping = true }
         }
         waitUntilShutdown()

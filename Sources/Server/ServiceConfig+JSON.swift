@@ -4,7 +4,7 @@ import Wire
 extension ServiceConfig {
     /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for
     /// `bindAddress`, `sites` for `sitePaths`, `overflow` as `"drop-oldest"` or `"disconnect"`).
-    public static let jsonKeys = ["bind", "ingestPort", "feedPort", "dataDirectory", "sites", "tagTimeout",
+    public static let jsonKeys = ["bind", "ingestPort", "feedPort", "http", "httpHeartbeat", "dataDirectory", "sites", "tagTimeout",
                                   "outputInterval", "maxLateness", "anchorSilence", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
                                   "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
                                   "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
@@ -68,6 +68,12 @@ extension ServiceConfig {
         if let v = try string("bind") { bindAddress = v }
         if let v = try integer("ingestPort", 0...65535) { ingestPort = UInt16(v) }
         if let v = try integer("feedPort", 0...65535) { feedPort = UInt16(v) }
+        if let v = try number("httpHeartbeat") { httpHeartbeat = v }
+        if let v = object["http"] {
+            if let n = v as? Int, n == 0, !isBoolean(v) { http = nil }
+            else if let text = v as? String { http = try HTTPEndpoint.parse(text) }
+            else { throw ConfigError(key: "http", message: "must be \"ADDR:PORT\" (e.g. \"127.0.0.1:7402\") or 0 for off") }
+        }
         if let v = try string("dataDirectory") { dataDirectory = v }
         if let v = object["sites"] {
             guard let list = v as? [String] else { throw ConfigError(key: "sites", message: "must be a list of paths") }

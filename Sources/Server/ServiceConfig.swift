@@ -21,6 +21,12 @@ public struct ServiceConfig: Sendable, Equatable {
     public var ingestPort: UInt16 = 7400
     /// TCP port dashboards read the feed from (default 7401; 0: any free port).
     public var feedPort: UInt16 = 7401
+    /// Where the HTTP port (live map, REST, WebSocket and SSE streams, metrics) listens; nil: off.
+    /// `sextant serve` defaults to `HTTPEndpoint.standard` (127.0.0.1:7402, loopback only); the
+    /// library default is off. Its address is its own: `bindAddress` does not apply to it.
+    public var http: HTTPEndpoint?
+    /// Seconds between heartbeats on an idle-or-not HTTP stream (default 5).
+    public var httpHeartbeat: Double = 5
     /// Directory of the SQLite database (`sextant.sqlite`), created if needed (default `./sextant-data`).
     public var dataDirectory = "./sextant-data"
     /// Site files, or directories of `*.json` site files, imported at start. Empty: `Sites/` when it exists.
@@ -185,6 +191,7 @@ public struct ServiceConfig: Sendable, Equatable {
                   "must be between 1 and 10000000")
         try check(maxRememberedTags >= 0 && maxRememberedTags <= 10_000_000, "maxRememberedTags",
                   "must be between 0 and 10000000 (0: no snapshot)")
+        try check(httpHeartbeat >= 0.01 && httpHeartbeat <= 3600, "httpHeartbeat", "must be between 0.01 and 3600 seconds")
         try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
         try check(ingestIdleTimeout >= 0 && ingestIdleTimeout <= 86_400, "ingestIdleTimeout",
                   "must be between 0 and 86400 seconds (0: never)")

@@ -33,6 +33,8 @@ final class ServiceLoop: @unchecked Sendable {
     var feeds: [UInt64: FeedClient] = [:]
     /// Subscriptions, queues, snapshots and last positions of the feed clients.
     let hub: FeedHub
+    /// The HTTP streams (SSE, WebSocket) among the hub's subscribers.
+    let http = HTTPFeed()
     /// Clients waiting for their subscription line.
     var awaitingFeeds: [FeedClient] = []
     /// Positions of this loop turn, handed to the history at the end of the turn (one lock a turn).
@@ -158,6 +160,7 @@ final class ServiceLoop: @unchecked Sendable {
             if let d = c.deadline { next = min(next, d) }
         }
         for (_, _, until) in pausedListeners { next = min(next, until) }
+        if let due = hub.nextConflationDue { next = min(next, due) }
         return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
     }
 
@@ -205,7 +208,9 @@ final class ServiceLoop: @unchecked Sendable {
             history?.append(contentsOf: pendingHistory)
             pendingHistory.removeAll(keepingCapacity: true)
         }
-        for s in hub.takeOverflowed() where feeds[s.id] != nil {
+        hub.releaseConflated(now: lastFlush)
+        for s in hub.takeOverflowed() {
+            guard feeds[s.id] != nil else { streamOverflowed(s); continue }
             feedDisconnected += 1
             logger.warning("feed client too slow; disconnected", ["client": s.id, "queued": s.queuedLines])
             closeFeed(unsafeDowncast(s, to: FeedClient.self))
@@ -213,8 +218,9 @@ final class ServiceLoop: @unchecked Sendable {
         // A client whose socket is full is flushed when the poller says it is writable again (the hub
         // skips it): trying now would only cost a failed send.
         hub.forEachToFlush { s in
-            if feeds[s.id] != nil { flushFeed(unsafeDowncast(s, to: FeedClient.self)) }
+            if feeds[s.id] != nil { flushFeed(unsafeDowncast(s, to: FeedClient.self)) } else { flushStreamIfHTTP(s) }
         }
+        wakeHTTPIfNeeded()
     }
 
     /// The counters now.

@@ -57,6 +57,9 @@ enum ServeCommand {
                                    apart, with --ingest-port and --feed-port)
           --ingest-port P          gateway port (default 7400; 0: any free port, logged)
           --feed-port P            feed port (default 7401; 0: any free port, logged)
+          --http ADDR:PORT         the HTTP port: live map at /, REST under /api/v1/, WebSocket and
+                                   SSE streams, /metrics, /healthz, /readyz (default 127.0.0.1:7402,
+                                   loopback only whatever --bind says; 0: off; see docs/web.md)
           --data-dir DIR           data directory (default ./sextant-data)
           --site FILE|DIR          site file, or directory of *.json site files, to import (repeatable;
                                    default: Sites/ when it exists). Imported sites replace stored ones
@@ -105,7 +108,7 @@ enum ServeCommand {
     /// The command line, parsed (not yet validated: `makeConfig` does that).
     static func arguments(_ argv: [String]) throws(CommandError) -> Arguments {
         try Arguments(argv, command: "serve",
-                      options: ["config", "bind", "ingest-port", "feed-port", "data-dir", "site", "tag-timeout",
+                      options: ["config", "bind", "ingest-port", "feed-port", "http", "data-dir", "site", "tag-timeout",
                                 "output-interval", "max-lateness", "anchor-silence", "feed-queue", "overflow", "subscription-wait", "log-level",
                                 "max-lines-per-second", "max-tags-per-site", "max-clock-ahead", "max-clock-behind",
                                 "retention-full-days", "retention-keep-days", "precision"],
@@ -168,6 +171,7 @@ enum ServeCommand {
     /// Defaults, then the config file, then the flags; validated.
     static func makeConfig(_ a: Arguments) throws -> ServiceConfig {
         var c = ServiceConfig()
+        c.http = .standard
         if let path = a.string("config") {
             let bytes: [UInt8]
             do { bytes = try BoundedFile.read(path, limit: BoundedFile.configLimit, kind: "a configuration file") } catch {
@@ -180,6 +184,9 @@ enum ServeCommand {
         if let v = a.string("bind") { c.bindAddress = v }
         c.ingestPort = UInt16(try a.int("ingest-port", default: Int(c.ingestPort), in: 0...65535))
         c.feedPort = UInt16(try a.int("feed-port", default: Int(c.feedPort), in: 0...65535))
+        if let v = a.string("http") {
+            do { c.http = try HTTPEndpoint.parse(v) } catch { throw CommandError.usage("serve: --http \(error.message)") }
+        }
         if let v = a.string("data-dir") { c.dataDirectory = v }
         if !a.strings("site").isEmpty { c.sitePaths = a.strings("site") }
         c.tagTimeout = try a.double("tag-timeout", default: c.tagTimeout, in: 0.1...86_400)
