@@ -33,7 +33,9 @@ let package = Package(
         .target(name: "Wire", dependencies: ["Positioning", "CScan"], swiftSettings: strict),
         .target(name: "Pipeline", dependencies: ["Positioning", "Wire"], swiftSettings: strict),
         .target(name: "Store", dependencies: ["CSQLite", "Positioning"], swiftSettings: strict),
-        .target(name: "Server", dependencies: ["BuildInfo", "CEpoll", "CWebSockets", "Positioning", "Wire", "Pipeline", "Store"], swiftSettings: strict),
+        // Web/Static holds the live map's files; scripts/embed-web compiles them into Web/StaticFiles.swift.
+        .target(name: "Server", dependencies: ["BuildInfo", "CEpoll", "CWebSockets", "Positioning", "Wire", "Pipeline", "Store"],
+                exclude: ["Web/Static"], swiftSettings: strict),
         .target(name: "Survey", dependencies: ["Positioning", "Numerics", "Wire", "Pipeline", "CCairo"], swiftSettings: strict),
         .executableTarget(name: "sextant",
                           dependencies: ["BuildInfo", "Positioning", "Wire", "Pipeline", "Store", "Server", "Survey", "Numerics"],
