@@ -19,6 +19,8 @@ final class HTTPServer: @unchecked Sendable {
     /// Most bytes lws keeps of a request's headers: a request beyond it is closed by lws without a
     /// response (the two limits above answer most oversized requests first).
     static let maxHeaderBytes: UInt16 = 32768
+    /// Requests whose headers may be read at once; more wait for a buffer.
+    static let headerPool: UInt16 = 256
     /// Seconds a client may take to send its request headers (slow headers), and to take a response.
     static let timeoutSeconds: UInt32 = 10
 
@@ -69,7 +71,7 @@ final class HTTPServer: @unchecked Sendable {
     /// Binds the port (before returning) and starts the HTTP thread.
     /// - Throws: `SystemError` when the port cannot be bound.
     func start() throws(SystemError) {
-        lws_set_log_level(Int32(LLL_ERR), nil)
+        lws_set_log_level(Int32(LLL_ERR), lwsLog)
         protocols[0].name = UnsafePointer(protocolName)
         protocols[0].callback = httpCallback
         protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
@@ -82,6 +84,8 @@ final class HTTPServer: @unchecked Sendable {
         info.uid = -1
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.max_http_header_data = Self.maxHeaderBytes
+        // Header buffers are held only while a request's headers are read (streams let theirs go).
+        info.max_http_header_pool = Self.headerPool
         info.timeout_secs = Self.timeoutSeconds
         info.keepalive_timeout = Int32(Self.timeoutSeconds)
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
@@ -177,4 +181,13 @@ private func httpCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons,
     guard let wsi, let ctx = lws_get_context(wsi), let raw = lws_context_user(ctx) else { return 0 }
     let server = Unmanaged<HTTPServer>.fromOpaque(raw).takeUnretainedValue()
     return server.callback(wsi, reason, user?.assumingMemoryBound(to: UInt64.self), input, length)
+}
+
+/// lws's error lines, to standard error, without the one `lws_http_mark_sse` logs on every HTTP/1.1
+/// stream ("not h2 substream": it marks HTTP/2 streams only, and the HTTP/1.1 stream works without).
+private func lwsLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line else { return }
+    let text = String(cString: line)
+    if text.contains("not h2 substream") { return }
+    FileHandle.standardError.write(Data(("lws: " + text).utf8))
 }
