@@ -3,7 +3,7 @@
 // Input layout: byte 0 picks the splitter's maximum line length (8…516 bytes, or 64 KiB when ≥ 128),
 // byte 1 seeds the chunk sizes (1…64 bytes), the rest is the stream. The stream is split twice, in one
 // piece and in chunks, and both must give the same lines; each line then goes through
-// `Pipeline.process` exactly as `ServiceLoop.ingest` sends it (receive time for lines without one),
+// `Pipeline.process` exactly as `IngestAdmission.ingest` sends it (receive time for lines without one),
 // and every output is encoded. An applied line must also parse with the general `ParsedLine` parser,
 // and decode to the same event without the pipeline's id cache.
 import Pipeline
@@ -11,6 +11,15 @@ import Positioning
 import Wire
 
 private let sites = [Site.demoWarehouse]
+
+/// Encodes each output and keeps the applied event.
+private struct EncodingSink: LineSink {
+    var encoded: [UInt8] = []
+    var applied: Event?
+    mutating func output(_ output: Output) { OutputEncoder.append(output, to: &encoded) }
+    mutating func applied(_ event: Event) { applied = event }
+    mutating func rejected(_ rejection: LineRejection) {}
+}
 private let receiveTime: Nanoseconds = 1_700_000_000_000_000_000
 
 private enum Piece: Equatable {
@@ -43,9 +52,10 @@ public func fuzzIngestLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var encoded: [UInt8] = []
     func handle(_ piece: SplitLine) {
         got.append(Piece(piece))
-        var applied: Event?
-        pipeline.process(piece, timestamps: .defaultTo(receiveTime), maxLineLength: maxLineLength,
-                         emit: { OutputEncoder.append($0, to: &encoded) }, applied: { applied = $0 })
+        var sink = EncodingSink()
+        pipeline.process(piece, timestamps: .defaultTo(receiveTime), maxLineLength: maxLineLength, into: &sink)
+        encoded += sink.encoded
+        let applied = sink.applied
         if let applied, case .line(let number, let bytes) = piece {
             guard (try? ParsedLine.parse(bytes)) != nil else {
                 fatalError("the ingest decoder accepted a line that ParsedLine refuses")

@@ -10,13 +10,31 @@
 //   6: timestamp mode (raw 8 bytes, special values, the last time plus a small step, no timestamp)
 //   7: motion / removal / session state, 8-11 (and 4-11 for raw times): the timestamp's bytes.
 // Each line goes through `Pipeline.feed` (replay) and `Pipeline.process` with the service's window and
-// plausibility check; every output must encode to a line `ParsedLine` reads; the clock is then
+// plausibility checks as its `admit`; every output must encode to a line `ParsedLine` reads; the clock is then
 // advanced to every time seen, as the service's idle sweep does, and the anchors reported.
 import Pipeline
 import Positioning
 import Wire
 
 private let site = Site.demoWarehouse
+
+/// The service's checks in its order (`EventChecks`): plausibility, then the clock window; outputs
+/// encoded, applied times kept.
+private struct ServiceLikeSink: LineSink {
+    let window: TimestampWindow
+    let plausible: PlausibleTimestamps
+    var out: [UInt8] = []
+    var times: [Nanoseconds] = []
+
+    func admit(_ event: Event, line: Int, unit: TimestampPrecision) -> LineRejection? {
+        if !plausible.contains(event.time) { return plausible.rejection(line: line, time: event.time, precision: unit) }
+        if !window.contains(event.time) { return window.rejection(line: line, time: event.time) }
+        return nil
+    }
+    mutating func output(_ output: Output) { OutputEncoder.append(output, to: &out) }
+    mutating func applied(_ event: Event) { times.append(event.time) }
+    mutating func rejected(_ rejection: LineRejection) {}
+}
 private let receiveTime: Nanoseconds = 1_700_000_000_000_000_000
 private let specialTimes: [Int64] = [.min, .min + 1, -7_500_000_000_000_000_000, -1, 0, 1, 1_700_000_000_000,
                                      1_700_000_000_000_000, receiveTime, receiveTime + 3_600_000_000_000,
@@ -76,10 +94,11 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let bytes = Array(line.utf8)
         bytes.withUnsafeBytes { raw in
             replay.feed(raw, output: &out)
+            var sink = ServiceLikeSink(window: window, plausible: plausible)
             live.process(.line(number: number, bytes: UnsafeRawBufferPointer(rebasing: raw[0..<(raw.count - 1)])),
-                         timestamps: .defaultTo(receiveTime), maxLineLength: 65536, window: window,
-                         precision: precision, plausible: plausible,
-                         emit: { OutputEncoder.append($0, to: &out) }, applied: { times.append($0.time) })
+                         timestamps: .defaultTo(receiveTime), maxLineLength: 65536, precision: precision, into: &sink)
+            out += sink.out
+            times += sink.times
         }
         i += 12
     }

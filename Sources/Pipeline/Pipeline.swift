@@ -112,26 +112,22 @@ public struct Pipeline: Sendable {
     }
 
     /// Handles one piece from a splitter the caller owns (one per connection in the live service):
-    /// decodes it with `timestamps` (ids through the pipeline's `IdCache`), lets `admit` refuse the
-    /// decoded event, applies it, and reports everything that became of the line through `result`.
+    /// decodes it with `timestamps` (ids through the pipeline's `IdCache`), lets the sink's `admit`
+    /// refuse the decoded event, applies it, and reports everything that became of the line to `sink`.
     /// - Parameters:
     ///   - piece: a line (or a too-long report) from a `LineSplitter`.
     ///   - timestamps: the policy for a line without timestamp (the live service: `.defaultTo(now)`).
     ///   - maxLineLength: the splitter's limit, for the message of a too-long line.
     ///   - precision: the unit of the line's timestamp (nil: the pipeline's).
-    ///   - admit: the caller's own checks on a decoded event, before the engine sees it, given the
-    ///     line number and the timestamp unit (the live service: a token's sites, its clock window).
-    ///     A refusal it returns is reported as `.rejected` but counted by the caller, not here.
-    ///   - result: each output of the engine in order, then `.applied` with the event; or one
-    ///     `.rejected` (counted here unless it came from `admit`). Nothing for a blank or comment line.
-    public mutating func process(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
-                                 precision: TimestampPrecision? = nil,
-                                 admit: (Event, Int, TimestampPrecision) -> LineRejection? = { _, _, _ in nil },
-                                 result: (LineResult) -> Void) {
+    ///   - sink: gets each output of the engine in order, then `applied` with the event; or one
+    ///     `rejected` (counted here unless its own `admit` refused the event). Nothing for a blank or
+    ///     comment line.
+    public mutating func process<Sink: LineSink>(_ piece: SplitLine, timestamps: TimestampPolicy, maxLineLength: Int,
+                                                 precision: TimestampPrecision? = nil, into sink: inout Sink) {
         switch piece {
         case .tooLong(let number):
             let r = Rejection(line: number, reason: .lineTooLong(limit: maxLineLength))
-            result(.rejected(reject(LineRejection(line: number, key: r.reason.key, message: r.message))))
+            sink.rejected(reject(LineRejection(line: number, key: r.reason.key, message: r.message)))
         case .line(let number, let bytes):
             var ids = takeIds()
             defer { self.ids = ids }
@@ -140,20 +136,19 @@ public struct Pipeline: Sendable {
             let unit = decoder.precision
             do throws(Rejection) {
                 try decoder.decode(bytes, lineNumber: number, timestamps: timestamps, ids: &ids) { event in
-                    if let refused = admit(event, number, unit) {
-                        result(.rejected(refused))
+                    if let refused = sink.admit(event, line: number, unit: unit) {
+                        sink.rejected(refused)
                         return
                     }
                     do throws(EngineRejection) {
-                        try applyCounted(event) { result(.output($0)) }
-                        result(.applied(event))
+                        try applyCounted(event) { sink.output($0) }
+                        sink.applied(event)
                     } catch {
-                        result(.rejected(reject(LineRejection(line: number, key: error.key,
-                                                              message: "line \(number): \(error)"))))
+                        sink.rejected(reject(LineRejection(line: number, key: error.key, message: "line \(number): \(error)")))
                     }
                 }
             } catch {
-                result(.rejected(reject(LineRejection(line: number, key: error.reason.key, message: error.message))))
+                sink.rejected(reject(LineRejection(line: number, key: error.reason.key, message: error.message)))
             }
         }
     }
@@ -178,7 +173,8 @@ public struct Pipeline: Sendable {
     /// stream.
     private mutating func handle(_ piece: SplitLine, ids: inout IdCache, output: inout [UInt8]) {
         guard case .line(let number, let bytes) = piece else {
-            process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength) { _ in }
+            var none = DiscardingSink()
+            process(piece, timestamps: timestamps, maxLineLength: splitter.maxLineLength, into: &none)
             return
         }
         let decoder = self.decoder   // a copy: the closure below mutates self
@@ -214,14 +210,31 @@ public struct Pipeline: Sendable {
     }
 }
 
-/// What became of one line in `Pipeline.process`.
-public enum LineResult {
-    /// An output of the engine, in order (a line may cause several, before its `.applied`).
-    case output(Output)
-    /// The engine applied the line's event.
-    case applied(Event)
+/// Where `Pipeline.process` reports what became of a line: the caller's checks on the decoded event
+/// first, then each output of the engine and the applied event, or the line's rejection.
+public protocol LineSink {
+    /// The caller's own checks on a decoded event before the engine sees it (the live service: a
+    /// token's sites, its clock window), given the line number and the timestamp unit. A refusal
+    /// returned here goes to `rejected` and is the caller's to count. Default: every event passes.
+    mutating func admit(_ event: Event, line: Int, unit: TimestampPrecision) -> LineRejection?
+    /// An output of the engine, in order (a line may cause several, before its `applied`).
+    mutating func output(_ output: Output)
+    /// The engine applied the line's event. Default: nothing.
+    mutating func applied(_ event: Event)
     /// The line was refused.
-    case rejected(LineRejection)
+    mutating func rejected(_ rejection: LineRejection)
+}
+
+extension LineSink {
+    public mutating func admit(_ event: Event, line: Int, unit: TimestampPrecision) -> LineRejection? { nil }
+    public mutating func applied(_ event: Event) {}
+}
+
+/// A sink that keeps nothing (the pipeline still counts its outputs and rejections).
+public struct DiscardingSink: LineSink {
+    public init() {}
+    public mutating func output(_ output: Output) {}
+    public mutating func rejected(_ rejection: LineRejection) {}
 }
 
 /// A line the pipeline refused: where, under which counter key, and why.

@@ -3,8 +3,23 @@ import Positioning
 import Wire
 import Pipeline
 
+/// A sink that refuses events outside `window` (when set) and keeps the refusals and applied times.
+private struct WindowSink: LineSink {
+    var window: TimestampWindow?
+    var refusals: [LineRejection] = []
+    var appliedTimes: [Nanoseconds] = []
+
+    func admit(_ event: Event, line: Int, unit: TimestampPrecision) -> LineRejection? {
+        guard let window, !window.contains(event.time) else { return nil }
+        return window.rejection(line: line, time: event.time)
+    }
+    mutating func output(_ output: Output) {}
+    mutating func applied(_ event: Event) { appliedTimes.append(event.time) }
+    mutating func rejected(_ rejection: LineRejection) { refusals.append(rejection) }
+}
+
 @Suite struct TimestampWindowTests {
-    /// `Pipeline.process` with a window checked by its `admit`: a line outside is refused as
+    /// `Pipeline.process` with a window checked by its sink's `admit`: a line outside is refused as
     /// `clock_skew` before the engine applies it, with a message naming the timestamp, the offset and
     /// the limit, and is counted by the caller, not the pipeline; lines inside, and a line without
     /// timestamp (the reference time), are applied; without a check nothing is refused.
@@ -20,20 +35,11 @@ import Pipeline
         ]
         var pipeline = Pipeline(sites: [.demoWarehouse])
         var splitter = LineSplitter()
-        var refusals: [LineRejection] = []
-        var appliedTimes: [Nanoseconds] = []
+        var sink = WindowSink(window: window)
         splitter.feed(Array(lines.joined(separator: "\n").utf8) + [10]) { piece in
-            pipeline.process(piece, timestamps: .defaultTo(reference), maxLineLength: 65_536,
-                             admit: { event, line, _ in
-                                 window.contains(event.time) ? nil : window.rejection(line: line, time: event.time)
-                             }) { result in
-                switch result {
-                case .output: break
-                case .applied(let event): appliedTimes.append(event.time)
-                case .rejected(let r): refusals.append(r)
-                }
-            }
+            pipeline.process(piece, timestamps: .defaultTo(reference), maxLineLength: 65_536, into: &sink)
         }
+        let refusals = sink.refusals, appliedTimes = sink.appliedTimes
         #expect(refusals.map(\.key) == ["clock_skew", "clock_skew"])
         #expect(refusals.first?.message == "line 1: timestamp 2026-12-01T07:00:00.000Z is 3600.0 s ahead of the server's "
                 + "clock (limit 2 s); is the gateway's clock set (NTP)?")
@@ -48,7 +54,8 @@ import Pipeline
         var unchecked = Pipeline(sites: [.demoWarehouse])
         var s2 = LineSplitter()
         s2.feed(Array(lines.joined(separator: "\n").utf8) + [10]) { piece in
-            unchecked.process(piece, timestamps: .defaultTo(reference), maxLineLength: 65_536) { _ in }
+            var none = WindowSink(window: nil)
+            unchecked.process(piece, timestamps: .defaultTo(reference), maxLineLength: 65_536, into: &none)
         }
         #expect(unchecked.eventsApplied == lines.count)
         #expect(unchecked.rejections.total == 0)

@@ -103,4 +103,29 @@ import Numerics
                                               options: Evaluation.Options(warmup: 0)).site("s"))
         #expect(between.count == 0 && between.skipped == 1)
     }
+
+    @Test("bearings stamped near Int64.min place a tag and teach the angle offsets without a trap")
+    func bearingsNearTheEndOfTime() throws {
+        // The angle offsets' round and the reported offsets' uncertainty look back from a line's time
+        // (two round intervals, the anchor window): near Int64.min that arithmetic saturates.
+        let site = AngleOfArrivalTests.room()
+        var config = EngineConfig()
+        config.correlationTime = 0
+        var tracker = SiteTracker(site: site, config: config)
+        var positions = 0
+        let truth = Vec3(4, 3, 1.2)
+        for k in 0..<200 {
+            let a = k % site.anchors.count
+            let p = truth + Vec3(0.01 * Double(k), 0, 0)
+            let b = AngleOfArrivalTests.bearing(site, a, p)
+            let r = Ranging(site: site.id, anchor: site.anchors[a].id, tag: "t", distance: nil,
+                            direction: .angles(azimuth: b.az, elevation: b.el), time: .min + Nanoseconds(k) * 5_000_000)
+            try tracker.handle(.ranging(r)) { if case .position = $0 { positions += 1 } }
+        }
+        #expect(positions > 0)
+        let estimate = try #require(tracker.estimate(of: "t"))
+        // Noise-free bearings of a tag moving 2 m along x: within 0.3 m of where it ended.
+        #expect((estimate.position - (truth + Vec3(1.99, 0, 0))).horizontalNorm < 0.3)
+        #expect(tracker.learnedBias.samples.contains { $0 > 0 }, "the angle offsets' round must have run")
+    }
 }

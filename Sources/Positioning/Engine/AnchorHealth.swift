@@ -20,8 +20,10 @@ public struct AnchorHealth: Sendable, Equatable {
     public var rejected = 0
     /// Of those, the ones the pair's NLOS hypotheses took for a blocked path (probability ≥ 0.5).
     public var blocked = 0
-    /// The sum of the ranges' squared normalised innovations, each capped at 100.
+    /// The sum of the ranges' squared normalised innovations, each capped at `squaredInnovationCap`.
     public var squaredInnovations = 0.0
+    /// The cap on one range's squared normalised innovation (σ²) in `squaredInnovations`.
+    static let squaredInnovationCap = 100.0
 
     public init() {}
 
@@ -29,11 +31,19 @@ public struct AnchorHealth: Sendable, Equatable {
     /// filters as its σ says; nil before any range was tested.
     public var innovationRMS: Double? { ranges > 0 ? (squaredInnovations / Double(ranges)).squareRoot() : nil }
 
+    /// Counts one accepted line measured at `time`.
+    @inline(__always)
+    mutating func heard(at time: Nanoseconds) {
+        lines += 1
+        firstHeard = min(firstHeard, time)
+        lastHeard = max(lastHeard, time)
+    }
+
     /// Counts one range tested against a filter.
     @inline(__always)
     mutating func tested(normalisedInnovation e: Double, rejected isRejected: Bool, blocked isBlocked: Bool) {
         ranges += 1
-        squaredInnovations += min(e * e, 100)
+        squaredInnovations += min(e * e, Self.squaredInnovationCap)
         if isRejected { rejected += 1 }
         if isBlocked { blocked += 1 }
     }

@@ -6,7 +6,7 @@ internal import Numerics
 /// Ranges from anchors in one plane cannot tell a point from its mirror image through that plane:
 /// every distance is the same. The tracker keeps the image of each tag's estimate (`mirror(of:)`)
 /// and lets the site's bounds and `tagHeightRange` decide between the two (see
-/// `SiteTracker+Mirror.swift`).
+/// `TrackerContext+Mirror.swift`).
 struct AnchorPlane: Sendable, Equatable {
     /// A point of the plane: the anchors' centroid, site frame, metres.
     let origin: Vec3

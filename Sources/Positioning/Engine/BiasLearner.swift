@@ -65,7 +65,8 @@ public struct BiasLearner: Sendable, Equatable {
     let forgetting: Double
     let clipSigmas: Double
     let maxBias: Double
-    /// Prior information on each bias (1/m²): a weak pull toward zero for slots with little data.
+    /// Prior information on each bias (1/m²): σ 0.5 m, a weak pull toward zero for slots with little
+    /// data.
     let prior = 1.0 / (0.5 * 0.5)
     /// Prior information on each angle offset (1/rad²): σ 0.1 rad (about 6°), the order of a locator's
     /// mounting and antenna-array error. It is also the offset's uncertainty before any round.
@@ -77,6 +78,12 @@ public struct BiasLearner: Sendable, Equatable {
     let significance = 3.0
     /// The omnibus test's threshold, as a standard-normal quantile: 3.09 is a false alarm in 1,000 solves.
     let omnibusZ = 3.09
+    /// The biases are solved again once every this many rounds (and the information forgotten by as
+    /// many rounds' worth).
+    static let roundsPerSolve = 8
+    /// `inverse` refuses a matrix whose determinant is this small (the units of the matrix cubed, or
+    /// squared in 2-D): singular for the geometry of a tag's anchors.
+    static let singularDeterminant = 1e-12
 
     /// The upper quantile of χ² with `dof` degrees of freedom at the standard-normal quantile `z`, by
     /// the Wilson–Hilferty cube approximation (within about 1 % from 3 degrees of freedom on).
@@ -205,7 +212,7 @@ public struct BiasLearner: Sendable, Equatable {
             residualDOF += Double(k - d)
         }
         roundsSinceSolve += 1
-        if roundsSinceSolve >= 8 { solve() }
+        if roundsSinceSolve >= Self.roundsPerSolve { solve() }
     }
 
     /// `W − W·H·(HᵀWH)⁻¹·Hᵀ·W` for the rows (k × k, row-major, written to `out`), which equals `Pᵀ·W·P`.
@@ -250,13 +257,13 @@ public struct BiasLearner: Sendable, Equatable {
         var r = InlineArray<9, Double>(repeating: 0)
         if d == 2 {
             let det = m[0] * m[4] - m[1] * m[3]
-            guard abs(det) > 1e-12 else { return nil }
+            guard abs(det) > singularDeterminant else { return nil }
             r[0] = m[4] / det; r[1] = -m[1] / det; r[3] = -m[3] / det; r[4] = m[0] / det
             return r
         }
         let c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8], c2 = m[3] * m[7] - m[4] * m[6]
         let det = m[0] * c0 + m[1] * c1 + m[2] * c2
-        guard abs(det) > 1e-12 else { return nil }
+        guard abs(det) > singularDeterminant else { return nil }
         r[0] = c0 / det; r[3] = c1 / det; r[6] = c2 / det
         r[1] = (m[2] * m[7] - m[1] * m[8]) / det; r[4] = (m[0] * m[8] - m[2] * m[6]) / det
         r[7] = (m[1] * m[6] - m[0] * m[7]) / det
@@ -297,7 +304,7 @@ public struct BiasLearner: Sendable, Equatable {
         // The full inverse only where it is used: for the positions that applied biases correct.
         covariance = anyBias && bias.contains(where: { $0 != 0 })
             ? (LAPACK.inverseSPD(a, n: n)?.map { factor * $0 } ?? []) : []
-        let f = pow(forgetting, 8)
+        let f = pow(forgetting, Double(Self.roundsPerSolve))
         info.withUnsafeMutableBufferPointer { info in for i in info.indices { info[i] *= f } }
         vec.withUnsafeMutableBufferPointer { vec in for i in vec.indices { vec[i] *= f } }
         weightedSquares *= f

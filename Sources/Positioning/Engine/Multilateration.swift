@@ -52,7 +52,7 @@ public enum Multilateration {
         if d == 2 { p.z = z0 }
         var weights = [Double](repeating: 1, count: observations.count)
         var result: (cov: [Double], rms: Double)? = nil
-        for round in 0..<4 {
+        for round in 0..<reweightingRounds {
             guard let step = gaussNewton(observations, weights: weights, start: p, dimensions: d) else {
                 throw .degenerateGeometry
             }
@@ -64,20 +64,20 @@ public enum Multilateration {
                 guard let pr = o.predict(at: p) else { continue }
                 let e = abs(o.residual(pr.value)) / o.std
                 let w = e <= huberK ? 1 : huberK / e
-                if abs(w - weights[i]) > 1e-3 { changed = true }
+                if abs(w - weights[i]) > weightTolerance { changed = true }
                 weights[i] = w
             }
-            if !changed || round == 3 { break }
+            if !changed || round == reweightingRounds - 1 { break }
         }
         guard var (cov, rms) = result, p.isFinite else { throw .didNotConverge }
-        if let bounds, !bounds.contains(p, margin: max(5, 0.5 * (bounds.max - bounds.min).norm)) {
+        if let bounds, !bounds.contains(p, margin: max(minBoundsMargin, boundsMarginShare * (bounds.max - bounds.min).norm)) {
             throw .didNotConverge
         }
         let dof = max(observations.count - d, 1)
         let scale = max(1, rms * rms * Double(observations.count) / Double(dof))
         for i in cov.indices { cov[i] *= scale }
         rms = rms.isFinite ? rms : .infinity
-        for i in 0..<d where !(cov[i * d + i] < 2500) { throw .degenerateGeometry }
+        for i in 0..<d where !(cov[i * d + i] < maxVariance) { throw .degenerateGeometry }
         return Fix(position: p, covariance: cov, normalizedRMS: rms, observations: observations.count)
     }
 
@@ -98,8 +98,34 @@ public enum Multilateration {
         return nil
     }
 
-    /// The Huber threshold on normalised residuals.
+    /// The Huber threshold on normalised residuals (σ): residuals beyond it are down-weighted.
     static let huberK = 2.0
+    /// Gauss–Newton solves at most, each with the Huber weights of the one before (the first with
+    /// weights of 1).
+    static let reweightingRounds = 4
+    /// A change of some Huber weight (unitless, 0–1) beyond which another round is solved.
+    static let weightTolerance = 1e-3
+    /// A solution farther outside the site's bounds than this share of the bounds' diagonal (and
+    /// than `minBoundsMargin`) is refused.
+    static let boundsMarginShare = 0.5
+    /// The smallest such margin, metres.
+    static let minBoundsMargin = 5.0
+    /// A variance of the solution (m², on any coordinate) at or beyond this, σ 50 m, means the
+    /// observations do not fix that coordinate: the geometry is taken as degenerate.
+    static let maxVariance = 2500.0
+    /// Gauss–Newton iterations per solve at most.
+    static let maxIterations = 30
+    /// Halvings of a step that does not lower the cost, before the solve stops.
+    static let maxStepHalvings = 8
+    /// A step shorter than this (metres) ends the iterations: converged.
+    static let convergedStep = 1e-7
+    /// The smallest spread of the anchors across their horizontal direction of least spread (σ of the
+    /// minor axis of their scatter, metres) for ranges to fix a position: less, and they are on a line.
+    static let minAnchorSpread = 0.05
+    /// Where the linearised equations cannot start a solve: the start is this far from the anchors'
+    /// centroid (metres, east, north, and down in 3-D), off the centroid where the model is singular
+    /// for anchors placed symmetrically.
+    static let centroidOffset = Vec3(0.5, 0.5, -1)
 
     /// True when the points span a line (2-D) or a plane (3-D) well enough to fix a position by ranges.
     static func spans(_ points: [Vec3], dimensions d: Int) -> Bool {
@@ -116,7 +142,7 @@ public enum Multilateration {
             sxx += v.x * v.x; sxy += v.x * v.y; syy += v.y * v.y
         }
         let e = Ellipse2(xx: sxx / n, xy: sxy / n, yy: syy / n)
-        return e.minor > 0.05 && (d == 2 || points.count >= 4)
+        return e.minor > minAnchorSpread && (d == 2 || points.count >= 4)
     }
 
     /// A starting point: from a range with a full direction when there is one, else the linearised
@@ -128,9 +154,7 @@ public enum Multilateration {
         if let p = directionGuess(obs, height: z0, dimensions: d) { return p }
         let ranges = obs.filter { $0.kind == .range }
         if ranges.isEmpty, let p = bearingGuess(obs, height: z0, dimensions: d) { return p }
-        guard ranges.count >= d + 1 else {
-            return Vec3(centroid.x + 0.5, centroid.y + 0.5, d == 2 ? z0 : centroid.z - 1)
-        }
+        guard ranges.count >= d + 1 else { return offCentroid(centroid, dimensions: d, height: z0) }
         // |p|² − 2 aᵢ·p + |aᵢ|² = rᵢ²; subtracting the mean equation removes |p|².
         let ref = ranges.map { eq($0, d: d, z0: z0) }
         let m = ref.count
@@ -142,9 +166,15 @@ public enum Multilateration {
             b.append(row[d] - meanRow[d])
         }
         guard let x = SmallLeastSquares.solve(a, rows: m, cols: d, b: b) else {
-            return Vec3(centroid.x + 0.5, centroid.y + 0.5, d == 2 ? z0 : centroid.z - 1)
+            return offCentroid(centroid, dimensions: d, height: z0)
         }
         return Vec3(x[0], x[1], d == 2 ? z0 : x[2])
+    }
+
+    /// The fallback start: `centroidOffset` from the anchors' centroid (at the fixed height in 2-D).
+    private static func offCentroid(_ centroid: Vec3, dimensions d: Int, height z0: Double) -> Vec3 {
+        let o = centroidOffset
+        return Vec3(centroid.x + o.x, centroid.y + o.y, d == 2 ? z0 : centroid.z + o.z)
     }
 
     /// One linearised range equation `[-2aₓ, -2a_y, (-2a_z), rᵢ² − |aᵢ|² (− z-terms)]` without the |p|² term.
@@ -207,7 +237,7 @@ public enum Multilateration {
         var cost = weightedCost(obs, weights, at: p)
         // The weighted Jacobian and residuals, reused by every iteration (solved in place).
         var a = [Double](repeating: 0, count: obs.count * d), b = [Double](repeating: 0, count: obs.count)
-        for _ in 0..<30 {
+        for _ in 0..<maxIterations {
             var rows = 0
             obs.withUnsafeBufferPointer { obs in
                 for i in obs.indices {
@@ -225,13 +255,13 @@ public enum Multilateration {
             }) else { return nil }
             var delta = Vec3(x.x, x.y, d == 3 ? x.z : 0)
             var accepted = false
-            for _ in 0..<8 {
+            for _ in 0..<maxStepHalvings {
                 let q = p + delta
                 let c = weightedCost(obs, weights, at: q)
                 if c <= cost { p = q; cost = c; accepted = true; break }
                 delta = 0.5 * delta
             }
-            if !accepted || delta.norm < 1e-7 { break }
+            if !accepted || delta.norm < convergedStep { break }
         }
         // Covariance (JᵀWJ)⁻¹ at the solution.
         var info = [Double](repeating: 0, count: d * d)

@@ -36,6 +36,12 @@ public struct Observation: Sendable, Equatable {
         self.toAnchor = toAnchor; self.value = value; self.std = std; self.time = time
     }
 
+    /// Nearer its anchor than this (metres), a range's gradient is undefined: the model is singular.
+    static let minRange = 1e-6
+    /// Nearer the anchor's vertical axis (its frame) than this squared horizontal distance (m²), an
+    /// angle's gradient is undefined.
+    static let minHorizontalSquared = 1e-12
+
     /// The predicted value at position `p` and its gradient with respect to `p` (site frame).
     /// Returns nil where the model is singular (the tag on the anchor, or straight above it for azimuth).
     public func predict(at p: Vec3) -> (value: Double, gradient: Vec3)? {
@@ -43,19 +49,19 @@ public struct Observation: Sendable, Equatable {
         switch kind {
         case .range:
             let r = d.norm
-            guard r > 1e-6 else { return nil }
+            guard r > Self.minRange else { return nil }
             return (r, (1 / r) * d)
         case .azimuth:
             let v = toAnchor * d
             let h2 = v.x * v.x + v.y * v.y
-            guard h2 > 1e-12 else { return nil }
+            guard h2 > Self.minHorizontalSquared else { return nil }
             let g = Vec3(-v.y / h2, v.x / h2, 0)
             return (atan2(v.y, v.x), toAnchor.transposed * g)
         case .elevation:
             let v = toAnchor * d
             let h2 = v.x * v.x + v.y * v.y
             let r2 = h2 + v.z * v.z
-            guard h2 > 1e-12 else { return nil }
+            guard h2 > Self.minHorizontalSquared else { return nil }
             let h = h2.squareRoot()
             let g = Vec3(-v.x * v.z / (r2 * h), -v.y * v.z / (r2 * h), h / r2)
             return (atan2(v.z, h), toAnchor.transposed * g)

@@ -2,19 +2,21 @@ public import Numerics
 
 /// The constant-velocity extended Kalman filter of one tag.
 ///
-/// State: position (m) and velocity (m/s) in the site frame, `[x, y, z, vx, vy, vz]`, with a 6×6
-/// covariance in fixed inline storage (no heap). On 2-D sites z is pinned at the tag height and its
+/// State: position (m) and velocity (m/s) in the site frame, `[x, y, z, vx, vy, vz]` (indices named by
+/// `FilterState`), with a 6×6 covariance in fixed inline storage (no heap). On 2-D sites z is pinned at the tag height and its
 /// rows stay zero. Measurements are applied one scalar at a time (range, azimuth or elevation), with
 /// the Joseph-form covariance update, symmetrisation and bounded variances, as in the Crazyflie EKF.
 public struct TagFilter: Sendable {
-    /// State vector `[x, y, z, vx, vy, vz]`.
+    /// State vector `[x, y, z, vx, vy, vz]` (`FilterState.x` … `FilterState.vz`).
     public private(set) var x: InlineArray<6, Double>
-    /// Covariance, row-major 6×6.
+    /// Covariance, row-major 6×6 (entry `FilterState.cov(r, c)`).
     public private(set) var p: InlineArray<36, Double>
     /// Time of the state.
     public private(set) var time: Nanoseconds
     /// 2 or 3: the number of free position coordinates.
     public let dimensions: Int
+
+    private typealias S = FilterState
 
     /// Largest variance allowed on any coordinate (m², (m/s)²): keeps an unobserved filter bounded.
     static let maxVariance = 1.0e4
@@ -31,14 +33,14 @@ public struct TagFilter: Sendable {
         self.time = time
         x = InlineArray(repeating: 0)
         p = InlineArray(repeating: 0)
-        x[0] = position.x; x[1] = position.y; x[2] = position.z
+        x[S.x] = position.x; x[S.y] = position.y; x[S.z] = position.z
         let d = dimensions
-        for r in 0..<d { for c in 0..<d { p[r * 6 + c] = covariance[r * d + c] } }
-        for k in 0..<d { p[(k + 3) * 6 + k + 3] = velocityStd * velocityStd }
+        for r in 0..<d { for c in 0..<d { p[S.cov(r, c)] = covariance[r * d + c] } }
+        for k in 0..<d { p[S.cov(S.velocity + k, S.velocity + k)] = velocityStd * velocityStd }
     }
 
-    public var position: Vec3 { Vec3(x[0], x[1], x[2]) }
-    public var velocity: Vec3 { Vec3(x[3], x[4], x[5]) }
+    public var position: Vec3 { Vec3(x[S.x], x[S.y], x[S.z]) }
+    public var velocity: Vec3 { Vec3(x[S.vx], x[S.vy], x[S.vz]) }
     /// What a position estimate reports of the filter: the state, the position covariance's upper
     /// triangle (m²) and the time.
     struct Reported {
@@ -50,15 +52,17 @@ public struct TagFilter: Sendable {
     /// `Reported` read in place: mutating only so that a caller holding the filter `inout` does not
     /// copy it (352 bytes) first. The state is not changed.
     mutating func reported() -> Reported {
-        Reported(position: position, velocity: velocity, xx: p[0], xy: p[1], yy: p[7], xz: p[2], yz: p[8], zz: p[14],
+        Reported(position: position, velocity: velocity, xx: p[S.cov(S.x, S.x)], xy: p[S.cov(S.x, S.y)],
+                 yy: p[S.cov(S.y, S.y)], xz: p[S.cov(S.x, S.z)], yz: p[S.cov(S.y, S.z)], zz: p[S.cov(S.z, S.z)],
                  time: time)
     }
 
     /// The trace of the position covariance (m²). Mutating only so that a caller holding the filter
     /// `inout` reads it in place; the state is not changed.
-    mutating func positionTrace() -> Double { p[0] + p[7] + p[14] }
+    mutating func positionTrace() -> Double { p[S.cov(S.x, S.x)] + p[S.cov(S.y, S.y)] + p[S.cov(S.z, S.z)] }
 
     /// Element (r, c) of the covariance.
+    /// (Inlinable for other modules, so written out: `FilterState.cov(r, c)`.)
     @inlinable public func cov(_ r: Int, _ c: Int) -> Double { p[r * 6 + c] }
 
     /// Propagates the state to `t` with the constant-velocity model.
@@ -108,7 +112,7 @@ public struct TagFilter: Sendable {
         -> (residual: Double, variance: Double, gradient: Vec3)? {
         let d = position - anchor
         let r = d.norm
-        guard r > 1e-6 else { return nil }
+        guard r > Observation.minRange else { return nil }
         var g = (1 / r) * d
         if dimensions == 2 { g.z = 0 }
         return (value - r, positionVariance(along: g) + std * std, g)
@@ -119,10 +123,11 @@ public struct TagFilter: Sendable {
     private mutating func positionVariance(along g: Vec3) -> Double {
         withUnsafeMutablePointer(to: &p) { ps in
             let p = UnsafeMutableRawPointer(ps).assumingMemoryBound(to: Double.self)
+            let x = S.x, y = S.y, z = S.z
             var hph = 0.0
-            hph += g.x * p[0] * g.x; hph += g.x * p[1] * g.y; hph += g.x * p[2] * g.z
-            hph += g.y * p[6] * g.x; hph += g.y * p[7] * g.y; hph += g.y * p[8] * g.z
-            hph += g.z * p[12] * g.x; hph += g.z * p[13] * g.y; hph += g.z * p[14] * g.z
+            hph += g.x * p[S.cov(x, x)] * g.x; hph += g.x * p[S.cov(x, y)] * g.y; hph += g.x * p[S.cov(x, z)] * g.z
+            hph += g.y * p[S.cov(y, x)] * g.x; hph += g.y * p[S.cov(y, y)] * g.y; hph += g.y * p[S.cov(y, z)] * g.z
+            hph += g.z * p[S.cov(z, x)] * g.x; hph += g.z * p[S.cov(z, y)] * g.y; hph += g.z * p[S.cov(z, z)] * g.z
             return hph
         }
     }
@@ -144,14 +149,15 @@ public struct TagFilter: Sendable {
     /// Sets the velocity to zero with the given 1-σ (m/s) and removes its correlation with position:
     /// the zero-velocity update for a tag known to be stationary.
     public mutating func holdStill(velocityStd: Double) {
-        for k in 0..<3 { x[k + 3] = 0 }
-        for i in 0..<6 {
-            for k in 3..<6 where i != k {
-                p[i * 6 + k] = 0
-                p[k * 6 + i] = 0
+        let v = S.velocity
+        for k in 0..<3 { x[v + k] = 0 }
+        for i in 0..<S.count {
+            for k in v..<v + 3 where i != k {
+                p[S.cov(i, k)] = 0
+                p[S.cov(k, i)] = 0
             }
         }
-        for k in 0..<dimensions { p[(k + 3) * 6 + k + 3] = velocityStd * velocityStd }
+        for k in 0..<dimensions { p[S.cov(v + k, v + k)] = velocityStd * velocityStd }
     }
 
     /// Moves the state to its mirror image through the plane of unit normal `n` at `origin` (site
@@ -160,26 +166,28 @@ public struct TagFilter: Sendable {
     /// the state did.
     mutating func reflect(normal n: Vec3, origin: Vec3) {
         let s = n.dot(position - origin), vn = n.dot(velocity)
+        let v = S.velocity, n6 = S.count
         for k in 0..<3 {
             x[k] -= 2 * s * n[k]
-            x[k + 3] -= 2 * vn * n[k]
+            x[v + k] -= 2 * vn * n[k]
         }
-        // R = blockdiag(H, H), H = I − 2nnᵀ (symmetric): P ← R P R.
+        // R = blockdiag(H, H), H = I − 2nnᵀ (symmetric): P ← R P R. Block 0 is position, block 1 velocity.
         var r = InlineArray<36, Double>(repeating: 0)
-        for b in 0..<2 {
+        for block in 0..<2 {
+            let b = block * v
             for i in 0..<3 {
-                for j in 0..<3 { r[(3 * b + i) * 6 + 3 * b + j] = (i == j ? 1 : 0) - 2 * n[i] * n[j] }
+                for j in 0..<3 { r[S.cov(b + i, b + j)] = (i == j ? 1 : 0) - 2 * n[i] * n[j] }
             }
         }
         var rp = InlineArray<36, Double>(repeating: 0)
-        for i in 0..<6 { for j in 0..<6 { var a = 0.0; for k in 0..<6 { a += r[i * 6 + k] * p[k * 6 + j] }; rp[i * 6 + j] = a } }
-        for i in 0..<6 { for j in 0..<6 { var a = 0.0; for k in 0..<6 { a += rp[i * 6 + k] * r[k * 6 + j] }; p[i * 6 + j] = a } }
+        for i in 0..<n6 { for j in 0..<n6 { var a = 0.0; for k in 0..<n6 { a += r[S.cov(i, k)] * p[S.cov(k, j)] }; rp[S.cov(i, j)] = a } }
+        for i in 0..<n6 { for j in 0..<n6 { var a = 0.0; for k in 0..<n6 { a += rp[S.cov(i, k)] * r[S.cov(k, j)] }; p[S.cov(i, j)] = a } }
         clampVariances()
     }
 
     /// Adds variance to the velocity (m/s)², for example when a tag starts moving.
     public mutating func inflateVelocity(by variance: Double) {
-        for k in 0..<dimensions { p[(k + 3) * 6 + k + 3] += variance }
+        for k in 0..<dimensions { p[S.cov(S.velocity + k, S.velocity + k)] += variance }
         clampVariances()
     }
 
@@ -193,12 +201,13 @@ public struct TagFilter: Sendable {
     /// Bounds the diagonal of the row-major 6×6 covariance at `p` (pinned coordinates to zero).
     @inline(__always)
     private static func clampVariances(_ p: UnsafeMutablePointer<Double>, dimensions: Int) {
-        for i in 0..<6 {
-            let free = (i % 3) < dimensions
-            let v = p[i * 6 + i]
-            if !free { p[i * 6 + i] = 0; continue }
-            if !(v >= TagFilter.minVariance) { p[i * 6 + i] = TagFilter.minVariance }
-            if v > TagFilter.maxVariance { p[i * 6 + i] = TagFilter.maxVariance }
+        for i in 0..<S.count {
+            // Position component i % 3, or its velocity: free when that coordinate is.
+            let free = (i % S.velocity) < dimensions
+            let v = p[S.cov(i, i)]
+            if !free { p[S.cov(i, i)] = 0; continue }
+            if !(v >= TagFilter.minVariance) { p[S.cov(i, i)] = TagFilter.minVariance }
+            if v > TagFilter.maxVariance { p[S.cov(i, i)] = TagFilter.maxVariance }
         }
     }
 }

@@ -49,7 +49,7 @@ struct TagTrack: Sendable {
     /// the first position.
     var zonesInside: [ZoneMembership] = []
     /// On a site whose anchors lie in one plane: true while the filter's mirror image through that
-    /// plane is as possible as the filter itself (see `SiteTracker+Mirror.swift`).
+    /// plane is as possible as the filter itself (see `TrackerContext+Mirror.swift`).
     var mirrorUndecided = false
     /// While undecided: the log-likelihood ratio of the filter's side over its image's, summed over
     /// the checks since the tag last came near the plane (anchors nearly, not exactly, in one plane

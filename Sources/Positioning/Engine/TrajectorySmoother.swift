@@ -41,12 +41,18 @@ public struct TrajectorySmoother: Sendable {
         steps[tag]![last].consider = consider
     }
 
+    /// A filter's state and covariance as one array: `x` (`FilterState.count` values), then `p`
+    /// (`FilterState.count²`, from offset `covariance`).
     static func flatten(_ f: TagFilter) -> [Double] {
-        var out = [Double](repeating: 0, count: 42)
-        for i in 0..<6 { out[i] = f.x[i] }
-        for i in 0..<36 { out[6 + i] = f.p[i] }
+        let n = FilterState.count
+        var out = [Double](repeating: 0, count: n + n * n)
+        for i in 0..<n { out[i] = f.x[i] }
+        for i in 0..<n * n { out[covariance + i] = f.p[i] }
         return out
     }
+
+    /// Where the covariance starts in a flattened filter (`flatten`).
+    static let covariance = FilterState.count
 
     /// The smoothed versions of every emitted estimate, in time order (ties by tag).
     public func smoothedEstimates() -> [PositionEstimate] {
@@ -57,11 +63,17 @@ public struct TrajectorySmoother: Sendable {
     }
 
     /// Free state indices: position and velocity of the free coordinates.
-    private var free: [Int] { dimensions == 2 ? [0, 1, 3, 4] : [0, 1, 2, 3, 4, 5] }
+    private var free: [Int] {
+        typealias S = FilterState
+        return dimensions == 2 ? [S.x, S.y, S.vx, S.vy] : [S.x, S.y, S.z, S.vx, S.vy, S.vz]
+    }
 
     private func smooth(_ s: [Step]) -> [PositionEstimate] {
         guard !s.isEmpty else { return [] }
         let idx = free, m = idx.count
+        // Entry (i, j) of a flattened covariance; velocity component k is `v + k`.
+        func at(_ i: Int, _ j: Int) -> Int { Self.covariance + FilterState.cov(i, j) }
+        let v = FilterState.velocity
         var out: [PositionEstimate] = []
         var xs = s[s.count - 1].posterior      // smoothed state of step k+1 (x and P, 42 values)
         if let e = smoothedEstimate(s[s.count - 1], xs) { out.append(e) }
@@ -78,14 +90,14 @@ public struct TrajectorySmoother: Sendable {
             var g = [Double](repeating: 0, count: m * m)
             for (a, i) in idx.enumerated() {
                 for (b, j) in idx.enumerated() {
-                    var v = cur[6 + i * 6 + j]
-                    if j < 3 { v += dt * cur[6 + i * 6 + j + 3] }
-                    if next.held && j >= 3 { v = 0 }
-                    g[a * m + b] = v
+                    var e = cur[at(i, j)]
+                    if j < v { e += dt * cur[at(i, j + v)] }
+                    if next.held && j >= v { e = 0 }
+                    g[a * m + b] = e
                 }
             }
             var pPrior = [Double](repeating: 0, count: m * m)
-            for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() { pPrior[a * m + b] = next.prior[6 + i * 6 + j] } }
+            for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() { pPrior[a * m + b] = next.prior[at(i, j)] } }
             // C = G·(P⁻)⁻¹: solve P⁻·Cᵀ = Gᵀ column by column (P⁻ symmetric).
             var c = [Double](repeating: 0, count: m * m)
             var ok = true
@@ -100,20 +112,20 @@ public struct TrajectorySmoother: Sendable {
                 for (b, j) in idx.enumerated() { dx[b] = xs[j] - next.prior[j] }
                 var dP = [Double](repeating: 0, count: m * m)
                 for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() {
-                    dP[a * m + b] = xs[6 + i * 6 + j] - next.prior[6 + i * 6 + j]
+                    dP[a * m + b] = xs[at(i, j)] - next.prior[at(i, j)]
                 } }
                 for (a, i) in idx.enumerated() {
-                    var v = 0.0
-                    for b in 0..<m { v += c[a * m + b] * dx[b] }
-                    smoothed[i] = cur[i] + v
+                    var e = 0.0
+                    for b in 0..<m { e += c[a * m + b] * dx[b] }
+                    smoothed[i] = cur[i] + e
                 }
                 // Pˢ = P + C·dP·Cᵀ
                 var cdp = [Double](repeating: 0, count: m * m)
-                for a in 0..<m { for b in 0..<m { var v = 0.0; for t in 0..<m { v += c[a * m + t] * dP[t * m + b] }; cdp[a * m + b] = v } }
+                for a in 0..<m { for b in 0..<m { var e = 0.0; for t in 0..<m { e += c[a * m + t] * dP[t * m + b] }; cdp[a * m + b] = e } }
                 for (a, i) in idx.enumerated() { for (b, j) in idx.enumerated() {
-                    var v = 0.0
-                    for t in 0..<m { v += cdp[a * m + t] * c[b * m + t] }
-                    smoothed[6 + i * 6 + j] = cur[6 + i * 6 + j] + v
+                    var e = 0.0
+                    for t in 0..<m { e += cdp[a * m + t] * c[b * m + t] }
+                    smoothed[at(i, j)] = cur[at(i, j)] + e
                 } }
             }
             xs = smoothed
@@ -126,10 +138,12 @@ public struct TrajectorySmoother: Sendable {
     /// state `x` and covariance, plus the step's consider covariance.
     private func smoothedEstimate(_ step: Step, _ x: [Double]) -> PositionEstimate? {
         guard var r = step.emitted else { return nil }
-        r.position = Vec3(x[0], x[1], x[2])
-        r.velocity = Vec3(x[3], x[4], x[5])
-        r.covXX = x[6]; r.covXY = x[7]; r.covYY = x[6 + 7]
-        if dimensions == 3 { r.covXZ = x[6 + 2]; r.covYZ = x[6 + 8]; r.covZZ = x[6 + 14] }
+        typealias S = FilterState
+        func at(_ i: Int, _ j: Int) -> Int { Self.covariance + S.cov(i, j) }
+        r.position = Vec3(x[S.x], x[S.y], x[S.z])
+        r.velocity = Vec3(x[S.vx], x[S.vy], x[S.vz])
+        r.covXX = x[at(S.x, S.x)]; r.covXY = x[at(S.x, S.y)]; r.covYY = x[at(S.y, S.y)]
+        if dimensions == 3 { r.covXZ = x[at(S.x, S.z)]; r.covYZ = x[at(S.y, S.z)]; r.covZZ = x[at(S.z, S.z)] }
         if let consider = step.consider { r.addConsider(consider, dimensions: dimensions) }
         return r
     }

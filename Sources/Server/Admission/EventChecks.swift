@@ -6,13 +6,12 @@ import Pipeline
 /// covers the event's site, the timestamp is plausible (`PlausibleTimestamps`), and it lies inside
 /// the clock window (`TimestampWindow`).
 struct EventChecks {
-    /// The sites the source's token may write (nil: any).
-    var sites: Set<String>?
     var window: TimestampWindow?
     var plausible: PlausibleTimestamps?
 
     /// The rejection of `event` from line `line` (timestamps in `unit`), or nil when it passes.
-    func refusal(of event: Event, line: Int, unit: TimestampPrecision) -> LineRejection? {
+    /// - Parameter sites: the sites the source's token may write (nil: any).
+    func refusal(of event: Event, line: Int, unit: TimestampPrecision, sites: Set<String>?) -> LineRejection? {
         if let sites, !sites.contains(event.site) {
             return LineRejection(line: line, key: "site_not_allowed",
                                  message: "line \(line): this connection's token may not write site '\(event.site)'")

@@ -19,6 +19,11 @@ import Pipeline
 ///     admission.ended(session)                      // when the source goes away
 ///
 /// and calls `expire(_:now:)` on each session once a second (authentication and idle deadlines).
+/// A transport whose messages arrive on another thread (a broker client's callback) hands each one
+/// over with `loop.submit { loop in loop.admission.ingest(…, from: session) }`, the bytes copied into
+/// the closure; the session is made and kept on the loop thread. A source authenticated by its
+/// transport (a broker's own login) is made with `authenticate: false`; `session.access` may then
+/// carry its token's site restriction.
 ///
 /// Touched only on the loop thread.
 final class IngestAdmission {
@@ -63,16 +68,17 @@ final class IngestAdmission {
     func ingest(_ chunk: UnsafeRawBufferPointer, from s: IngestSession) {
         let received = ServiceClock.wallNow()
         let policy = TimestampPolicy.defaultTo(received)
-        let checks = EventChecks(sites: nil, window: config.timestampWindow(reference: received),
-                                 plausible: PlausibleTimestamps(reference: received))
         let monotonic = ServiceClock.monotonicNow()
         let limit = config.maxLineLength
-        let record = config.recordMeasurements ? engine.history : nil
         let rateLimited = config.maxLinesPerSecond > 0
+        var sink = AdmissionSink(admission: self, engine: engine, session: s, counters: counters,
+                                 checks: EventChecks(window: config.timestampWindow(reference: received),
+                                                     plausible: PlausibleTimestamps(reference: received)),
+                                 record: config.recordMeasurements ? engine.history : nil, now: monotonic)
         s.lastActivity = monotonic
-        var applied = false
+        var lines = 0
         s.splitter.feed(chunk) { piece in
-            counters.stats.linesIn += 1
+            lines += 1
             switch s.phase {
             case .closing: return
             case .awaitingAuth:
@@ -93,32 +99,11 @@ final class IngestAdmission {
                 setPrecision(command, line: n, of: s, now: monotonic)
                 return
             }
-            var sessionChecks = checks
-            sessionChecks.sites = s.access?.sites
-            engine.pipeline.process(piece, timestamps: policy, maxLineLength: limit, precision: s.precision,
-                                    admit: { event, line, unit in
-                                        guard let refused = sessionChecks.refusal(of: event, line: line, unit: unit)
-                                        else { return nil }
-                                        counters.rejected(refused.key)
-                                        return refused
-                                    }) { result in
-                switch result {
-                case .output(let output):
-                    engine.route(output)
-                case .applied(let event):
-                    applied = true
-                    engine.noteEvent(at: event.time)
-                    if let record, case .line(_, let bytes) = piece {
-                        record.append(measurementLine: Self.lineWithTimestamp(bytes, event.time), site: event.site,
-                                      time: event.time)
-                    }
-                case .rejected(let refused):
-                    s.reject(refused, now: monotonic)
-                    if let offset = refused.clockOffset { reportClockSkew(s, offset: offset) }
-                }
-            }
+            sink.piece = piece
+            engine.pipeline.process(piece, timestamps: policy, maxLineLength: limit, precision: s.precision, into: &sink)
         }
-        if applied { engine.noteActivity(at: monotonic) }
+        counters.stats.linesIn += lines
+        if sink.appliedAny { engine.noteActivity(at: monotonic) }
     }
 
     /// Once a second: marks a source to be closed when its authentication deadline passed, or when it
@@ -183,7 +168,7 @@ final class IngestAdmission {
 
     /// Logs a source's first `clock_skew` rejection (the later ones are only counted and replied to).
     /// - Parameter offset: the line's timestamp minus the receive time, seconds.
-    private func reportClockSkew(_ s: IngestSession, offset: Double) {
+    func reportClockSkew(_ s: IngestSession, offset: Double) {
         guard !s.clockSkewLogged else { return }
         s.clockSkewLogged = true
         let limit = offset > 0 ? config.maxClockAhead : config.maxClockBehind

@@ -2,10 +2,12 @@
 /// next). The loop calls it on its thread only: for the poller events of the tokens it registered
 /// (`ServiceLoop.register`), at its deadlines, once a second, at the end of each turn, and at shutdown.
 ///
-/// To add a transport: make it conform, create it in `ServiceLoop.init` next to the others (it gets
-/// the shared components there: the admission for ingest, the engine's `hub` for feed clients), and
-/// add it to `transports`. A transport with its own thread (a broker client) reaches the loop with
-/// `ServiceLoop.submit`.
+/// To add a transport: make it conform, create it in `ServiceLoop.bind()` next to the TCP ones (it
+/// gets the shared components there: `loop.admission` for ingest, `loop.engine.hub` for feed
+/// subscribers, `loop.gate` for connection limits) and `add` it with its listeners' tokens; each
+/// connection it accepts gets `newToken()` and is `own`ed until `forget`. A transport with a thread of
+/// its own (a broker client) starts it there, stops it in `closeAll()`, and reaches the loop with
+/// `ServiceLoop.submit`. Its feed subscribers are flushed through `flush(_:)` at the end of each turn.
 protocol LoopTransport: AnyObject {
     /// Readiness of a descriptor this transport registered under `token` (`Poller` event bits).
     func handle(token: UInt64, events: UInt32)

@@ -8,11 +8,15 @@ import Positioning
 /// - `admission` (`IngestAdmission`): the one way ingest lines enter the engine;
 /// - `gate` (`ConnectionGate`): connection limits and the authentication back-off;
 /// - `counters` (`ServiceCounters`): the counters every component updates;
-/// - `transports` (`LoopTransport`): the TCP ingest port and the TCP feed, each in
-///   `Transports/`.
+/// - `transports` (`LoopTransport`): the TCP ingest port and the TCP feed, in `Transports/TCP`.
+///
+/// A turn: wait for readiness and hand each event to the transport that owns its token; run the
+/// commands other threads submitted; run the timers (each transport's deadlines, and once a second
+/// the engine's idle sweep, the deadlines of ingest sessions, the back-off and health checks); end the
+/// turn (history handed over, feed subscribers flushed through their transports).
 ///
 /// Threading invariant: everything here is touched only on the loop thread (the `Thread` that calls
-/// `run()`), except `commands`, guarded by `commandLock`, and `poller.wake()`. That is why the class
+/// `run()`), except `inbox` (locked) and `poller.wake()`. That is why the class
 /// may be `@unchecked Sendable`: other threads reach its state only through `submit(_:)`.
 final class ServiceLoop: @unchecked Sendable {
     /// The loop thread's name, as `top -H` and `perf` show it (`sextant.history` is the writer's).
@@ -43,12 +47,10 @@ final class ServiceLoop: @unchecked Sendable {
     let gate: ConnectionGate
     let admission: IngestAdmission
     private(set) var state = State.starting
-    /// The transports, and which one registered each poller token.
+    /// The transports and the poller tokens they own; the TCP ones by name, for the counters.
+    private var transports = TransportTable()
     private(set) var ingest: TCPIngest?
     private(set) var feed: TCPFeed?
-    private var transports: [any LoopTransport] = []
-    private var owners: [UInt64: any LoopTransport] = [:]
-    private var lastToken: UInt64 = Poller.wakeToken
     /// When the once-a-second work and the last flush ran (monotonic ns).
     private var lastSweep: Int64 = 0
     private var lastFlush: Int64 = 0
@@ -58,9 +60,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Threads waiting for a condition on the counters (`Service.waitForStats`).
     var statsWatchers: [StatsWatcher] = []
-
-    private let commandLock = NSLock()
-    private var commands: [@Sendable (ServiceLoop) -> Void] = []
+    private let inbox = LoopInbox()
 
     init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate], history: (any HistorySink)?,
          logger: Logger) throws(SystemError) {
@@ -90,31 +90,21 @@ final class ServiceLoop: @unchecked Sendable {
         return (try i.localPort(), try f.localPort())
     }
 
-    /// Adds a transport; poller events of `tokens` go to it.
-    func add(_ transport: any LoopTransport, tokens: [UInt64]) {
-        transports.append(transport)
-        for t in tokens { owners[t] = transport }
-    }
-
+    /// Adds a transport (before `run()`); poller events of `tokens` (its listeners') go to it.
+    func add(_ transport: any LoopTransport, tokens: [UInt64]) { transports.add(transport, tokens: tokens) }
     /// A poller token not used before (for a descriptor, or to name an ingest source in the log).
-    func newToken() -> UInt64 {
-        lastToken += 1
-        return lastToken
-    }
-
+    func newToken() -> UInt64 { transports.newToken() }
     /// Poller events of `token` go to `transport` from now on (a connection it accepted)…
-    func own(_ token: UInt64, by transport: any LoopTransport) { owners[token] = transport }
+    func own(_ token: UInt64, by transport: any LoopTransport) { transports.own(token, by: transport) }
     /// … until it closes the connection.
-    func forget(_ token: UInt64) { owners[token] = nil }
+    func forget(_ token: UInt64) { transports.forget(token) }
 
     /// Connections open on every transport.
-    var openConnections: Int { transports.reduce(0) { $0 + $1.openConnections } }
+    var openConnections: Int { transports.all.reduce(0) { $0 + $1.openConnections } }
 
     /// Runs `body` on the loop thread at the start of its next turn. Any thread.
     func submit(_ body: @escaping @Sendable (ServiceLoop) -> Void) {
-        commandLock.lock()
-        commands.append(body)
-        commandLock.unlock()
+        inbox.post(body)
         poller.wake()
     }
 
@@ -129,7 +119,7 @@ final class ServiceLoop: @unchecked Sendable {
         while case .running = state {
             do {
                 try poller.wait(timeoutMilliseconds: nextTimeoutMilliseconds()) { token, events in
-                    if token != Poller.wakeToken { owners[token]?.handle(token: token, events: events) }
+                    if token != Poller.wakeToken { transports.owner(of: token)?.handle(token: token, events: events) }
                 }
             } catch {
                 logger.error("poll failed; stopping", ["error": error])
@@ -143,29 +133,25 @@ final class ServiceLoop: @unchecked Sendable {
     }
 
     private func runCommands() {
-        commandLock.lock()
-        let pending = commands
-        commands.removeAll()
-        commandLock.unlock()
-        for c in pending { c(self) }
+        for c in inbox.take() { c(self) }
     }
 
     /// Milliseconds until the next timer: a transport's deadline or the once-a-second sweep.
     private func nextTimeoutMilliseconds() -> Int32 {
         let now = ServiceClock.monotonicNow()
         var next = lastSweep + 1_000_000_000
-        for t in transports { if let d = t.nextDeadline { next = min(next, d) } }
+        for t in transports.all { if let d = t.nextDeadline { next = min(next, d) } }
         return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
     }
 
     private func timers() {
         let now = ServiceClock.monotonicNow()
-        for t in transports { t.timers(now: now) }
+        for t in transports.all { t.timers(now: now) }
         guard now - lastSweep >= 1_000_000_000 else { return }
         lastSweep = now
         engine.idleSweep(now: now)
         engine.forgetOldPositions()
-        for t in transports { t.everySecond(now: now) }
+        for t in transports.all { t.everySecond(now: now) }
         gate.everySecond(now: now)
         engine.logHistoryHealth()
         engine.watchAnchors()
@@ -184,19 +170,19 @@ final class ServiceLoop: @unchecked Sendable {
     func endOfTurn() {
         lastFlush = ServiceClock.monotonicNow()
         engine.handOverHistory()
-        for s in engine.hub.takeOverflowed() { owners[s.id]?.overflowed(s) }
-        engine.hub.forEachToFlush { s in owners[s.id]?.flush(s) }
+        for s in engine.hub.takeOverflowed() { transports.owner(of: s.id)?.overflowed(s) }
+        engine.hub.forEachToFlush { s in transports.owner(of: s.id)?.flush(s) }
         if !statsWatchers.isEmpty { checkWatchers() }
     }
 
     /// After the loop: stop accepting, drop ingest connections, commit the history, flush and close the
     /// feed clients (waiting at most `drainTime` for slow readers).
     private func drain() {
-        for t in transports { t.stopAccepting() }
+        for t in transports.all { t.stopAccepting() }
         engine.closeHistory()
         let deadline = ServiceClock.monotonicNow() + Self.drainTime
-        while !transports.allSatisfy({ $0.drain() }) && ServiceClock.monotonicNow() < deadline { usleep(5_000) }
-        for t in transports { t.closeAll() }
+        while !transports.all.allSatisfy({ $0.drain() }) && ServiceClock.monotonicNow() < deadline { usleep(5_000) }
+        for t in transports.all { t.closeAll() }
         state = .stopped
     }
 

@@ -4,10 +4,9 @@ extension TrackerContext {
     /// Hands one tag's latest range residuals to the bias learner, at most once per
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        let interval = biasRoundInterval
-        guard learner.enabled, track.lastBiasRound == .min || time.saturatingSubtract(track.lastBiasRound) >= interval,
-              let p = track.filter?.position else { return }
-        let since = time.saturatingSubtract(interval).saturatingSubtract(interval)
+        guard learner.enabled, isRoundDue(last: track.lastBiasRound, time: time), let p = track.filter?.position
+        else { return }
+        let since = roundWindowStart(time)
         // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
@@ -63,13 +62,29 @@ extension TrackerContext {
         track.anchors.withUnsafeMutableBufferPointer { anchors in for a in anchors.indices { anchors[a].range = .nan } }
     }
 
-    /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
-    /// nil on the anchor.
+    /// True when a tag's round last taught at `last` (`.min`: never) is due again at `time`: one
+    /// `biasRoundInterval` later.
     @inline(__always)
-    private func rangeGradient(at p: Vec3, anchor a: Int) -> (Vec3, Double)? {
+    func isRoundDue(last: Nanoseconds, time: Nanoseconds) -> Bool {
+        last == .min || time.saturatingSubtract(last) >= biasRoundInterval
+    }
+
+    /// The oldest line a round at `time` uses: two `biasRoundInterval`s before it.
+    @inline(__always)
+    func roundWindowStart(_ time: Nanoseconds) -> Nanoseconds {
+        time.saturatingSubtract(biasRoundInterval).saturatingSubtract(biasRoundInterval)
+    }
+
+    /// Nearer an anchor than this (metres), a tag's range gradient is not used: its direction is noise.
+    static let minGradientDistance = 1e-3
+
+    /// The unit range gradient at `p` for anchor `a` (z zeroed on 2-D sites) and the distance (m), or
+    /// nil within `minGradientDistance` of the anchor.
+    @inline(__always)
+    func rangeGradient(at p: Vec3, anchor a: Int) -> (Vec3, Double)? {
         var g = p - anchorPositions[a]
         let n = g.norm
-        guard n > 1e-3 else { return nil }
+        guard n > Self.minGradientDistance else { return nil }
         g = (1 / n) * g
         if site.dimensions == 2 { g.z = 0 }
         return (g, n)
@@ -122,6 +137,10 @@ extension TrackerContext {
         return geometry.separates(count: rows.count, dimensions: site.dimensions, minShare: config.biasMinGeometry)
     }
 
+    /// The spread of a 3×3 matrix's eigenvalues (`p` of `smallestEigenvalue`, the matrix's units) below
+    /// which they count as equal.
+    static let equalEigenvalues = 1e-15
+
     /// The smallest eigenvalue of a symmetric 2×2 or 3×3 matrix (stored 3×3 row-major), in closed form
     /// (the trigonometric solution of the characteristic cubic for 3×3).
     static func smallestEigenvalue(_ m: InlineArray<9, Double>, _ d: Int) -> Double {
@@ -134,71 +153,13 @@ extension TrackerContext {
         let q = (m[0] + m[4] + m[8]) / 3
         let p2 = (m[0] - q) * (m[0] - q) + (m[4] - q) * (m[4] - q) + (m[8] - q) * (m[8] - q) + 2 * p1
         let p = (p2 / 6).squareRoot()
-        guard p > 1e-15 else { return q }
+        // All three eigenvalues equal (to rounding): the formula below would divide by zero.
+        guard p > Self.equalEigenvalues else { return q }
         let b0 = (m[0] - q) / p, b4 = (m[4] - q) / p, b8 = (m[8] - q) / p
         let b1 = m[1] / p, b2 = m[2] / p, b5 = m[5] / p
         let det = b0 * (b4 * b8 - b5 * b5) - b1 * (b1 * b8 - b5 * b2) + b2 * (b1 * b5 - b4 * b2)
         let phi = acos(max(-1, min(1, det / 2))) / 3
         return q + 2 * p * cos(phi + 2 * .pi / 3)
-    }
-}
-
-/// `Σ g·gᵀ` over a round's range gradients, symmetric, accumulated term by term in the gradients'
-/// order (each product once: `gᵢ·gⱼ` and `gⱼ·gᵢ` are the same number).
-struct GeometryMatrix {
-    var xx = 0.0, xy = 0.0, xz = 0.0, yy = 0.0, yz = 0.0, zz = 0.0
-
-    @inline(__always)
-    mutating func add(_ g: Vec3) {
-        xx += g.x * g.x; xy += g.x * g.y; xz += g.x * g.z
-        yy += g.y * g.y; yz += g.y * g.z; zz += g.z * g.z
-    }
-
-    /// The matrix, 3×3 row-major.
-    var matrix: InlineArray<9, Double> {
-        var m = InlineArray<9, Double>(repeating: 0)
-        m[0] = xx; m[1] = xy; m[2] = xz
-        m[3] = xy; m[4] = yy; m[5] = yz
-        m[6] = xz; m[7] = yz; m[8] = zz
-        return m
-    }
-
-    /// The test of `TrackerContext.separatesBiasFromPosition` for `count` gradients.
-    func separates(count: Int, dimensions d: Int, minShare: Double) -> Bool {
-        TrackerContext.smallestEigenvalue(matrix, d) >= minShare * Double(count) / Double(d)
-    }
-}
-
-/// Where a tag last failed the bias round's geometry test, and by how much: while the tag stays close
-/// to that place with the same eligible anchors, the test is known to fail again.
-///
-/// Moving the tag by `δ` turns each unit gradient `g` by an angle whose sine is at most `δ / n` (`n` the
-/// anchor's distance), and changes `g·gᵀ` by at most that in spectral norm, so the smallest eigenvalue
-/// of `Σ g·gᵀ` changes by at most `δ · Σ 1/n` (Weyl). The test stays failed while that is less than
-/// the `slack` by which it failed, less a margin for rounding: 4e-6 of the trace (the number of
-/// gradients), far above the error of the trigonometric eigenvalue formula (about √ε of the matrix's
-/// scale where two eigenvalues meet).
-struct GeometryFailure: Sendable {
-    /// The tag's position at the failed test (site frame, m).
-    var position: Vec3
-    /// The eligible anchors then (bit `a` for anchor `a`).
-    var anchors: UInt64
-    /// `Σ 1/n` over those anchors (1/m).
-    var sensitivity: Double
-    /// The nearest anchor's distance (m).
-    var nearest: Double
-    /// Threshold minus the smallest eigenvalue then.
-    var slack: Double
-    /// Number of gradients (the trace of `Σ g·gᵀ` in 3-D), for the rounding margin.
-    var count: Int
-
-    /// True when the test would fail again at `p` with the eligible anchors `mask`.
-    func holds(at p: Vec3, anchors mask: UInt64) -> Bool {
-        guard mask == anchors else { return false }
-        let moved = (p - position).norm
-        // `nearest − 1e-3`: no anchor can have come within `rangeGradient`'s 1 mm.
-        guard moved < nearest - 1e-3 else { return false }
-        return moved * sensitivity + 4e-6 * Double(count) < slack
     }
 }
 

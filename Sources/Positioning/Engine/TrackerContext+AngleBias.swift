@@ -12,11 +12,10 @@ extension TrackerContext {
     /// accumulates what only an offset explains: an anchor's offset is estimated from where the other
     /// anchors place the tag.
     func teachAngleBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        let interval = biasRoundInterval
-        guard learner.enabled, track.lastAngleRound == .min || time - track.lastAngleRound >= interval,
+        guard learner.enabled, isRoundDue(last: track.lastAngleRound, time: time),
               let p = track.filter?.position, (p - track.lastAnglePosition).norm >= config.biasRoundDistance
         else { return }
-        let since = time - 2 * interval, d = site.dimensions
+        let since = roundWindowStart(time), d = site.dimensions
         let std = Technology.aoa.defaultAngleStd
         var rows: [BiasLearner.Row] = []
         for a in anchorPositions.indices where anchorSupports(a, .aoa) && track.anchors[a].lastHeard >= since {
@@ -67,7 +66,7 @@ extension TrackerContext {
     /// heard do not fix a position.
     func angleUncertainty(anchors: [AnchorState], at p: Vec3, time: Nanoseconds,
                           learner: BiasLearner) -> InlineArray<9, Double>? {
-        let since = time - anchorWindow, d = site.dimensions
+        let since = time.saturatingSubtract(anchorWindow), d = site.dimensions
         let std = Technology.aoa.defaultAngleStd, w = 1 / (std * std)
         var rows: [(g: Vec3, v: Double)] = []
         var s = InlineArray<9, Double>(repeating: 0)
@@ -85,9 +84,7 @@ extension TrackerContext {
         guard rows.count >= d, let inverse = BiasLearner.inverse(s, d) else { return nil }
         var c = InlineArray<9, Double>(repeating: 0)
         for (g, v) in rows {
-            let u = Vec3(w * (inverse[0] * g.x + inverse[1] * g.y + inverse[2] * g.z),
-                         w * (inverse[3] * g.x + inverse[4] * g.y + inverse[5] * g.z),
-                         w * (inverse[6] * g.x + inverse[7] * g.y + inverse[8] * g.z))
+            let u = Self.leastSquaresColumn(inverse, g, weight: w)
             for i in 0..<3 { for j in 0..<3 { c[i * 3 + j] += v * u[i] * u[j] } }
         }
         return c

@@ -13,11 +13,14 @@ internal import Numerics
 // The update goes through the filter's own (Joseph-form) kernel, so the covariance stays consistent,
 // and velocity moves with the height through their correlation.
 extension TrackerContext {
+    /// A placement may lie outside the height range by this many `tagHeightRangeStd`.
+    static let heightRangeMarginK = 3.0
+
     /// Pulls the track's filter back into the site's height range when it left it (no-op without a
     /// range, a filter, or while inside).
     @inline(__always)
     func holdHeight(_ track: inout TagTrack) {
-        guard let range = heightRange, let z = track.filter?.x[2], z.isFinite else { return }
+        guard let range = heightRange, let z = track.filter?.x[FilterState.z], z.isFinite else { return }
         let edge = range.clamping(z)
         guard edge != z else { return }
         let std = config.tagHeightRangeStd
@@ -25,10 +28,10 @@ extension TrackerContext {
     }
 
     /// Whether a placement's height is acceptable: within the site's height range, with a margin of
-    /// three constraint σ (always true without a range).
+    /// `heightRangeMarginK` constraint σ (always true without a range).
     func isWithinHeightRange(_ p: Vec3) -> Bool {
         guard let range = heightRange else { return true }
-        let margin = 3 * config.tagHeightRangeStd
+        let margin = Self.heightRangeMarginK * config.tagHeightRangeStd
         return p.z >= range.lowerBound - margin && p.z <= range.upperBound + margin
     }
 }

@@ -21,6 +21,8 @@ extension TrackerContext {
     /// Margin (metres) beyond the bounds' floor and ceiling and the height range within which a point
     /// still counts as possible, on top of twice the filter's σ along the plane's normal.
     static let mirrorMargin = 0.05
+    /// ... and this many of the filter's σ along the normal.
+    static let mirrorStdK = 2.0
 
     /// Decides (or not) on which side of the anchors' plane the track's filter is, moving it to its
     /// image when only the image is possible. Returns false when both sides are possible: the height
@@ -74,7 +76,7 @@ extension TrackerContext {
         track.mirrorCheckDue -= 1
         guard track.mirrorCheckDue <= 0 else { return }
         track.mirrorCheckDue = RecentObservations.capacity
-        let obs = track.recent.observations(since: time.saturatingSubtract(Nanoseconds(config.initWindow * 1e9)),
+        let obs = track.recent.observations(since: time.saturatingSubtract(initWindow),
                                             positions: anchorPositions, rotations: rotations)
         guard obs.count >= RecentObservations.capacity / 2 else { return }
         let p = track.filter!.position
@@ -141,7 +143,7 @@ extension TrackerContext {
         guard p.isFinite, p.x >= insideLow.x, p.x <= insideHigh.x, p.y >= insideLow.y, p.y <= insideHigh.y else {
             return false
         }
-        let m = Self.mirrorMargin + 2 * std
+        let m = Self.mirrorMargin + Self.mirrorStdK * std
         let b = site.bounds
         guard p.z >= b.min.z - m, p.z <= b.max.z + m else { return false }
         if let range = heightRange, p.z < range.lowerBound - m || p.z > range.upperBound + m { return false }

@@ -27,11 +27,7 @@ extension TrackerContext {
             var k = 0, applied = false
             var s = InlineArray<9, Double>(repeating: 0)
             for a in anchorPositions.indices where anchors[a].lastHeard >= since {
-                var g = p - anchorPositions[a]
-                let r = g.norm
-                guard r > 1e-3 else { continue }
-                g = (1 / r) * g
-                if d == 2 { g.z = 0 }
+                guard let (g, _) = rangeGradient(at: p, anchor: a) else { continue }
                 let w = 1 / (anchorRangeStd[a] * anchorRangeStd[a])
                 s[0] += w * g.x * g.x; s[1] += w * g.x * g.y; s[2] += w * g.x * g.z
                 s[4] += w * g.y * g.y; s[5] += w * g.y * g.z; s[8] += w * g.z * g.z
@@ -44,12 +40,7 @@ extension TrackerContext {
             s[3] = s[1]; s[6] = s[2]; s[7] = s[5]
             guard applied, let inverse = BiasLearner.inverse(s, d) else { return nil }
             // J's column for each anchor heard, in place of its unit vector: uₐ = (HᵀWH)⁻¹·gₐ·wₐ.
-            for a in 0..<k {
-                let g = heard[a].g, w = heard[a].w
-                heard[a].g = Vec3(w * (inverse[0] * g.x + inverse[1] * g.y + inverse[2] * g.z),
-                                  w * (inverse[3] * g.x + inverse[4] * g.y + inverse[5] * g.z),
-                                  w * (inverse[6] * g.x + inverse[7] * g.y + inverse[8] * g.z))
-            }
+            for a in 0..<k { heard[a].g = Self.leastSquaresColumn(inverse, heard[a].g, weight: heard[a].w) }
             // C = U·(Σ + m·mᵀ)·Uᵀ with U = [u₁ … u_k] (3 × k): column b of T = U·(Σ + m·mᵀ), then
             // C += T's column b times u_bᵀ (3k² + 6k multiply-adds: C's upper triangle).
             // Σ is symmetric, so row sb of it is read as column sb, contiguously.
@@ -74,12 +65,13 @@ extension TrackerContext {
             return c
         }
     }
-}
 
-extension PositionEstimate {
-    /// Adds a consider covariance (3 × 3 row-major; only x and y on a 2-D site) to the reported one.
-    mutating func addConsider(_ c: InlineArray<9, Double>, dimensions: Int) {
-        covXX += c[0]; covXY += c[1]; covYY += c[4]
-        if dimensions == 3 { covXZ += c[2]; covYZ += c[5]; covZZ += c[8] }
+    /// The column of the weighted least-squares map `J = (HᵀWH)⁻¹·HᵀW` for one measurement of gradient
+    /// `g` and weight `w`: `w·(HᵀWH)⁻¹·g`, with the inverse 3 × 3 row-major (`BiasLearner.inverse`).
+    @inline(__always)
+    static func leastSquaresColumn(_ inverse: InlineArray<9, Double>, _ g: Vec3, weight w: Double) -> Vec3 {
+        Vec3(w * (inverse[0] * g.x + inverse[1] * g.y + inverse[2] * g.z),
+             w * (inverse[3] * g.x + inverse[4] * g.y + inverse[5] * g.z),
+             w * (inverse[6] * g.x + inverse[7] * g.y + inverse[8] * g.z))
     }
 }

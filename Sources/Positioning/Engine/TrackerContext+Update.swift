@@ -1,6 +1,21 @@
 internal import Numerics
 
 extension TrackerContext {
+    /// The share of each innovation in the track's running NIS, disagreement and rejection share (an
+    /// exponentially weighted mean over about 20 innovations).
+    static let runningShare = 0.05
+    /// The cap on one squared normalised innovation in the running NIS (σ²), so that one wild range
+    /// does not decide it.
+    static let nisCap = 100.0
+    /// Innovations beyond this many σ count as disagreeing with the filter (`TagTrack.disagreement`).
+    static let disagreementK = 3.0
+    /// A range whose pair's probability of a blocked path is at least this counts as blocked in its
+    /// anchor's health.
+    static let blockedProbability: Float = 0.5
+    /// A range teaches the bias learner only while its pair's running excess is below this many σ of
+    /// the range: a pair whose ranges keep coming out long is blocked, not biased.
+    static let teachableExcessK = 2.0
+
     /// `update(_:with:)` with observation `i` of a line: a range is applied without building its
     /// `Observation` (the same arithmetic), an angle through it.
     /// A range's outcome is counted in `health`, its anchor's.
@@ -14,7 +29,7 @@ extension TrackerContext {
         let e = update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: o.value, std: o.std,
                        removedBias: o.removedBias)
         health.tested(normalisedInnovation: e, rejected: e > config.rejectK,
-                      blocked: track.anchors[line.anchor].nlos.probability >= 0.5)
+                      blocked: track.anchors[line.anchor].nlos.probability >= Self.blockedProbability)
     }
 
     /// One robust scalar update: Huber-weighted, with a tighter threshold for ranges measured longer
@@ -56,9 +71,10 @@ extension TrackerContext {
         // still raise it (and with it the reported covariance).
         let e = abs(inn.residual) / inn.variance.squareRoot()
         let en = abs(residual) / (inn.variance + nlosVariance).squareRoot()
-        track.nis += 0.05 * (min(inn.residual * inn.residual / (inn.variance + excessVariance), 100) - track.nis)
-        track.disagreement += 0.05 * ((e > 3 ? 1 : 0) - track.disagreement)
-        track.rejectShare += 0.05 * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
+        let share = Self.runningShare
+        track.nis += share * (min(inn.residual * inn.residual / (inn.variance + excessVariance), Self.nisCap) - track.nis)
+        track.disagreement += share * ((e > Self.disagreementK ? 1 : 0) - track.disagreement)
+        track.rejectShare += share * ((e > config.rejectK ? 1 : 0) - track.rejectShare)
         track.updatesSinceInit += 1
         if e > config.rejectK {
             track.rejectRun += 1
@@ -69,7 +85,7 @@ extension TrackerContext {
         if kind == .range {
             r += nlosVariance
             track.anchors[anchor].excess += Float(config.nlosMemory) * (Float(inn.residual) - track.anchors[anchor].excess)
-            if excess < 2 * std, track.anchors[anchor].nlos.probability < biasMaxBlockedProbability {
+            if excess < Self.teachableExcessK * std, track.anchors[anchor].nlos.probability < biasMaxBlockedProbability {
                 track.anchors[anchor].range = Float(value + removedBias)
             }
         } else if kind == .azimuth {
