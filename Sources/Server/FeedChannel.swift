@@ -25,6 +25,8 @@ final class FeedChannel {
     var subscribers: [FeedSubscriber] = []
     /// True while the hub lists the channel for the next flush (lines were appended).
     var dirty = false
+    /// What `rate=N` holds back (nil: every line goes at once).
+    let conflator: FeedConflator?
 
     init(subscription: Subscription, limit: Int) {
         self.subscription = subscription
@@ -32,6 +34,7 @@ final class FeedChannel {
         sites = subscription.sites
         self.limit = limit
         blockLines = max(1, limit / 16)
+        conflator = subscription.rate > 0 ? FeedConflator(rate: subscription.rate) : nil
     }
 
     /// True when the channel takes `kind` lines of `site`, whatever the tag (the hub finds channels that

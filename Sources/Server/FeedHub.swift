@@ -27,8 +27,11 @@ final class FeedHub {
     private var dirtySubscribers: [FeedSubscriber] = []
     /// Subscribers whose queue overflowed under the `disconnect` policy, for the transport to close.
     private(set) var overflowed: [FeedSubscriber] = []
-    /// One encoding buffer for every line.
+    /// One encoding buffer for every line, and one for its JSON form (HTTP streams).
     private var scratch: [UInt8] = []
+    private var jsonScratch: [UInt8] = []
+    /// Channels with conflated lines held back (`rate=N`), for `releaseConflated`.
+    var heldChannels: [FeedChannel] = []
     /// Counters: lines queued (one per subscriber per line), lost to full queues, replies refused.
     private(set) var linesQueued = 0
     private(set) var linesDropped = 0
@@ -81,15 +84,25 @@ final class FeedHub {
         }
         for o in observers { o.observe(output) }
         guard !channels.isEmpty else { return }
-        var encoded = false
+        var encoded = false, encodedJSON = false
         func offer(_ ch: FeedChannel) {
             guard ch.wants(site: site, kind: kind) else { return }   // the tag: by the list it is in
-            if !encoded {
-                scratch.removeAll(keepingCapacity: true)
-                guard OutputEncoder.append(output, to: &scratch) else { return }
-                encoded = true
+            if ch.conflator != nil, conflate(ch, output, kind: kind) { return }
+            if ch.subscription.format == .json {
+                if !encodedJSON {
+                    jsonScratch.removeAll(keepingCapacity: true)
+                    guard FeedFormat.json.append(output, to: &jsonScratch) else { return }
+                    encodedJSON = true
+                }
+                jsonScratch.withUnsafeBytes { ch.append($0, policy: policy, overflowed: overflow) }
+            } else {
+                if !encoded {
+                    scratch.removeAll(keepingCapacity: true)
+                    guard OutputEncoder.append(output, to: &scratch) else { return }
+                    encoded = true
+                }
+                scratch.withUnsafeBytes { ch.append($0, policy: policy, overflowed: overflow) }
             }
-            scratch.withUnsafeBytes { ch.append($0, policy: policy, overflowed: overflow) }
             linesQueued += ch.subscribers.count
             if !ch.dirty { ch.dirty = true; dirtyChannels.append(ch) }
         }
@@ -100,7 +113,7 @@ final class FeedHub {
     }
 
     /// A subscriber left behind lines its channel let go of: `n` lines lost, or closed by the policy.
-    private func overflow(_ s: FeedSubscriber, _ n: Int) {
+    func overflow(_ s: FeedSubscriber, _ n: Int) {
         switch policy {
         case .dropOldest:
             s.droppedSinceMarker += n
@@ -221,7 +234,15 @@ final class FeedHub {
         }
     }
 
-    private func markDirty(_ s: FeedSubscriber) {
+    /// Counts lines queued for subscribers outside `publish` (conflated lines released later).
+    func countQueued(_ n: Int) { linesQueued += n }
+
+    /// Lists a channel with new lines for the next flush.
+    func markDirty(_ ch: FeedChannel) {
+        if !ch.dirty { ch.dirty = true; dirtyChannels.append(ch) }
+    }
+
+    func markDirty(_ s: FeedSubscriber) {
         if !s.dirty { s.dirty = true; dirtySubscribers.append(s) }
     }
 
@@ -277,7 +298,7 @@ final class FeedHub {
             snap.index += 1
             guard let e = lastPositions.entries[key], e.update <= snap.before,
                   s.subscription.matches(site: key.site, tag: key.tag, kind: .position),
-                  OutputEncoder.append(.position(e.estimate), to: &s.own) else { continue }
+                  s.subscription.format.append(.position(e.estimate), to: &s.own) else { continue }
             s.ownLines += 1
             snap.lines += 1
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Store
+public import Store
 public import Positioning
 
 /// The live service: TCP ingest, the live feed and the history sink around one positioning engine,
@@ -24,6 +24,9 @@ public final class Service: @unchecked Sendable {
     private let loop: ServiceLoop
     /// MQTT in and out (`config.mqtt`); nil when off.
     private let mqtt: MQTTBridge?
+    /// The HTTP port, when `config.http` is set; started with the loop, stopped before it.
+    private let httpServer: HTTPServer?
+    private let httpTransport: HTTPTransport?
     /// Applies retention to the history while the service runs; started by `start()`, stopped with the loop.
     private let retention: RetentionRunner?
     /// Guards `_state`, `_ports` and `thread`; the loop's own state is confined to the loop thread.
@@ -40,7 +43,8 @@ public final class Service: @unchecked Sendable {
     ///   - retention: applied to the history while the service runs; nil for none.
     ///   - logger: structured log lines.
     public init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate] = [],
-                history: (any HistorySink)? = nil, retention: RetentionRunner? = nil, logger: Logger = Logger()) throws {
+                history: (any HistorySink)? = nil, retention: RetentionRunner? = nil,
+                historyReader: (any HistoryStorage)? = nil, logger: Logger = Logger()) throws {
         self.config = config
         self.logger = logger
         self.sites = sites
@@ -58,6 +62,17 @@ public final class Service: @unchecked Sendable {
         } else {
             mqtt = nil
         }
+        httpServer = config.http.map { HTTPServer(endpoint: $0, heartbeat: config.httpHeartbeat, logger: logger) }
+        if let httpServer {
+            let transport = HTTPTransport(loop: loop, hub: loop.engine.hub, wake: { [httpServer] in httpServer.wake() })
+            loop.add(transport, tokens: [])
+            let api = HTTPAPI(loop: loop, transport: transport, tokens: config.feedTokens, reader: historyReader)
+            api.server = httpServer
+            httpServer.api = api
+            httpTransport = transport
+        } else {
+            httpTransport = nil
+        }
     }
 
     /// The current state.
@@ -66,6 +81,9 @@ public final class Service: @unchecked Sendable {
     public var ingestPort: UInt16 { lock.withLock { _ports.ingest } }
     /// The bound feed port; 0 before `start()`.
     public var feedPort: UInt16 { lock.withLock { _ports.feed } }
+    /// The bound HTTP port; 0 before `start()` or when `config.http` is nil.
+    public var httpPort: UInt16 { lock.withLock { _httpPort } }
+    private var _httpPort: UInt16 = 0
 
     /// Binds both ports and starts the event-loop thread.
     /// - Throws: `SystemError` when a port cannot be bound (e.g. `EADDRINUSE`); the service is then shut down.
@@ -77,6 +95,7 @@ public final class Service: @unchecked Sendable {
         let ports: (UInt16, UInt16)
         do {
             ports = try loop.bind()
+            try httpServer?.start()
         } catch {
             lock.withLock { _state = .shutdown }
             finished.signal()
@@ -97,7 +116,7 @@ public final class Service: @unchecked Sendable {
         }
         thread.name = "sextant-loop"
         thread.stackSize = 1 << 22
-        lock.withLock { _ports = ports; _state = .running }
+        lock.withLock { _ports = ports; _httpPort = httpServer?.port ?? 0; _state = .running }
         logger.info("listening", ["bind": config.bindAddress, "ingest_port": ports.0, "feed_port": ports.1,
                                   "sites": sites.map(\.id).joined(separator: ","),
                                   "loopback_only": config.bindAddress.hasPrefix("127.") || config.bindAddress == "localhost",
@@ -114,6 +133,14 @@ public final class Service: @unchecked Sendable {
                                     "outputs": mqtt.config.effectiveOutputs.map { "\($0.prefix) (\($0.format.rawValue))" }.joined(separator: ", "),
                                     "status": mqtt.statusTopic])
             mqtt.start()
+        }
+        if let httpServer {
+            logger.info("http listening", ["http": HTTPEndpoint(host: httpServer.endpoint.host, port: httpServer.port).description,
+                                           "feed_tokens": config.feedTokens.tokens.count])
+            if !httpServer.endpoint.isLoopback, !config.feedTokens.isRequired {
+                logger.warning("HTTP port beyond loopback without feed tokens: anyone who can reach it can read every site",
+                               ["http": httpServer.endpoint.description])
+            }
         }
         if let retention {
             logger.info("retention on", ["full_rate_days": Double(retention.policy.fullRate) / 86_400e9,
@@ -188,6 +215,17 @@ public final class Service: @unchecked Sendable {
         return box.value
     }
 
+    /// HTTP streams subscribed now (read on the loop thread).
+    func httpStreams() -> Int {
+        guard state == .running else { return 0 }
+        let box = CountsBox()
+        let done = DispatchSemaphore(value: 0)
+        let transport = httpTransport
+        loop.submit { _ in box.value = [transport?.streams.count ?? 0]; done.signal() }
+        _ = done.wait(timeout: .now() + 5)
+        return box.value.first ?? 0
+    }
+
     /// Stops accepting, drops ingest connections, commits the history (`close()` on the sink), flushes
     /// and closes the feed clients, and waits until the loop thread has ended. Idempotent.
     public func shutdown() {
@@ -209,6 +247,7 @@ public final class Service: @unchecked Sendable {
             // MQTT in first: what the ingest client received is in the inbox, whose drain was submitted
             // before the stop below, so it is positioned (and its positions stored) before the loop ends.
             mqtt?.stopIngest()
+            httpServer?.stop()
             loop.submit { $0.stop() }
         }
         waitUntilShutdown()

@@ -11,6 +11,11 @@ extension ServiceConfig {
             """)),
         .port("ingestPort", \.ingestPort, flag: SettingFlag("ingest-port", "P", help: "gateway port (0: any free port, logged)")),
         .port("feedPort", \.feedPort, flag: SettingFlag("feed-port", "P", help: "feed port (0: any free port, logged)")),
+        .endpoint("http", \.http, flag: SettingFlag("http", "ADDR:PORT", help: """
+            the HTTP port: live map at /, REST under /api/v1/, WebSocket and SSE streams, /metrics, \
+            /healthz, /readyz (loopback unless told otherwise, whatever --bind says; 0: off; docs/web.md)
+            """)),
+        .number("httpHeartbeat", \.httpHeartbeat, SettingRange(0.01, 3600, unit: "seconds")),
         .text("dataDirectory", \.dataDirectory, flag: SettingFlag("data-dir", "DIR", help: "data directory, where sextant.sqlite lives")),
         .optionalText("database", \.database, defaultText: "none (SQLite)", flag: SettingFlag("database", "URL", help: """
             the history in PostgreSQL (postgres://user:password@host:port/database) instead of the SQLite \

@@ -21,6 +21,12 @@ public struct ServiceConfig: Sendable, Equatable {
     public var ingestPort: UInt16 = 7400
     /// TCP port dashboards read the feed from (default 7401; 0: any free port).
     public var feedPort: UInt16 = 7401
+    /// Where the HTTP port (live map, REST, WebSocket and SSE streams, metrics) listens; nil: off.
+    /// The commands' config (`sextant serve`) starts from `HTTPEndpoint.standard`, 127.0.0.1:7402,
+    /// loopback only; a `ServiceConfig()` made in code has it off. `bindAddress` does not apply to it.
+    public var http: HTTPEndpoint?
+    /// Seconds between heartbeats on an HTTP stream (default 5).
+    public var httpHeartbeat: Double = 5
     /// Directory of the SQLite database (`sextant.sqlite`), created if needed (default `./sextant-data`).
     public var dataDirectory = "./sextant-data"
     /// The history database: nil for the SQLite file in `dataDirectory` (the default), or a

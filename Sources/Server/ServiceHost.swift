@@ -51,8 +51,10 @@ public final class ServiceHost: Sendable {
         }
         self.retention = retention
         do {
+            // The HTTP port reads history on a connection of its own, off the loop.
+            let reader = config.http == nil ? nil : try HistoryDatabase.open(database: config.database, directory: config.dataDirectory)
             service = try Service(config: config, sites: sites, lastPositions: last, history: writer,
-                                  retention: retention, logger: logger)
+                                  retention: retention, historyReader: reader, logger: logger)
         } catch {
             writer.close()
             throw error

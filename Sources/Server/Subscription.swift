@@ -15,6 +15,10 @@ public struct Subscription: Sendable, Hashable {
     public var sites: Set<String>?
     public var tags: Set<String>?
     public var kinds: Set<Kind>?
+    /// How lines are encoded (the TCP feed: line protocol; HTTP streams choose).
+    public var format = FeedFormat.lineProtocol
+    /// At most this many position (and proximity) lines per tag per second, always the latest (0: all).
+    public var rate = 0
 
     /// Everything.
     public static let all = Subscription()

@@ -14,6 +14,7 @@ enum ConfigFile {
     /// - Throws: exit 66 for an unreadable file, 65 for one that is not a valid config.
     static func load(_ a: Arguments) throws -> ServiceConfig {
         var c = ServiceConfig()
+        c.http = .standard
         guard let path = a[option] else { return c }
         let bytes: [UInt8]
         do { bytes = try BoundedFile.read(path, limit: BoundedFile.configLimit, kind: "a configuration file") } catch {

@@ -1,0 +1,193 @@
+import Foundation
+import CWebSockets
+import Store
+
+/// The HTTP port: libwebsockets' service loop on a thread of its own (`sextant.http`), parsing HTTP/1.1,
+/// upgrading WebSockets, and writing responses and stream messages; `HTTPAPI` decides what each request
+/// gets. Work that needs the engine or the feed hub goes to the service loop (`ServiceLoop.submit`),
+/// history queries to a query thread; their answers come back through `deliver`, which wakes lws.
+///
+/// Threading invariant: `connections`, `api`'s per-connection state and every lws call except
+/// `lws_cancel_service` are touched only on the HTTP thread (inside `lws_service`); `inbox` and
+/// `stopping` are guarded by `lock`. That is why the class may be `@unchecked Sendable`.
+final class HTTPServer: @unchecked Sendable {
+    static let threadName = "sextant.http"
+    /// Longest path with its query string, bytes; longer: 414.
+    static let maxURIBytes = 8192
+    /// Most bytes of the request headers lws knows by name; more: 431.
+    static let maxKnownHeaderBytes = 16384
+    /// Most bytes lws keeps of a request's headers: a request beyond it is closed by lws without a
+    /// response (the two limits above answer most oversized requests first).
+    static let maxHeaderBytes: UInt16 = 32768
+    /// Requests whose headers may be read at once; more wait for a buffer.
+    static let headerPool: UInt16 = 256
+    /// Seconds a client may take to send its request headers (slow headers), and to take a response.
+    static let timeoutSeconds: UInt32 = 10
+
+    let endpoint: HTTPEndpoint
+    let logger: Logger
+    /// Routes requests; set before `start()`.
+    var api: HTTPAPI!
+    private var context: OpaquePointer?
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let protocolName = strdup("sextant")
+    private let interface: UnsafeMutablePointer<CChar>?
+    /// Open connections by id (HTTP thread only).
+    var connections: [UInt64: HTTPConnection] = [:]
+    private var nextID: UInt64 = 1
+    /// A scratch buffer with `LWS_PRE` bytes of headroom for every write (HTTP thread only).
+    let scratch: UnsafeMutablePointer<UInt8>
+    static let scratchBytes = 256 * 1024
+    let pre = Int(sextant_lws_pre)
+    private let lock = NSLock()
+    private var inbox: [@Sendable (HTTPServer) -> Void] = []
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+    /// The bound port (the real one when the endpoint asked for 0).
+    private(set) var port: UInt16 = 0
+    /// Counters (HTTP thread only; read through `counters()` on it).
+    var counts = HTTPCounters()
+
+    /// Microseconds between heartbeats on a stream (`ServiceConfig.httpHeartbeat`).
+    let heartbeatMicroseconds: Int64
+
+    init(endpoint: HTTPEndpoint, heartbeat: Double, logger: Logger) {
+        self.endpoint = endpoint
+        heartbeatMicroseconds = Int64(heartbeat * 1e6)
+        self.logger = logger
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        interface = strdup(endpoint.host)
+        scratch = .allocate(capacity: Self.scratchBytes + Int(sextant_lws_pre))
+    }
+
+    deinit {
+        protocols.deallocate()
+        free(protocolName)
+        free(interface)
+        scratch.deallocate()
+    }
+
+    /// Binds the port (before returning) and starts the HTTP thread.
+    /// - Throws: `SystemError` when the port cannot be bound.
+    func start() throws(SystemError) {
+        lws_set_log_level(Int32(LLL_ERR), lwsLog)
+        protocols[0].name = UnsafePointer(protocolName)
+        protocols[0].callback = httpCallback
+        protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
+        protocols[0].rx_buffer_size = 4096
+        var info = lws_context_creation_info()
+        info.port = Int32(endpoint.port)
+        info.iface = UnsafePointer(interface)
+        info.protocols = UnsafePointer(protocols)
+        info.gid = -1
+        info.uid = -1
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.max_http_header_data = Self.maxHeaderBytes
+        // Header buffers are held only while a request's headers are read (streams let theirs go).
+        info.max_http_header_pool = Self.headerPool
+        info.timeout_secs = Self.timeoutSeconds
+        info.keepalive_timeout = Int32(Self.timeoutSeconds)
+        info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        if !endpoint.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        guard let ctx = lws_create_context(&info) else {
+            throw SystemError("listen on \(endpoint) (HTTP)", code: EADDRINUSE)
+        }
+        context = ctx
+        let vhost = lws_get_vhost_by_name(ctx, "default")
+        port = UInt16(truncatingIfNeeded: vhost.map { lws_get_vhost_listen_port($0) } ?? Int32(endpoint.port))
+        let thread = Thread { [self] in
+            ThreadName.setCurrent(Self.threadName)
+            guard let ctx = context else { return }
+            while !isStopping { _ = lws_service(ctx, 0) }
+            // On this thread still: the close callbacks of the open connections run here.
+            lws_context_destroy(ctx)
+            finished.signal()
+        }
+        thread.name = Self.threadName
+        thread.start()
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    /// Stops the HTTP thread and closes every connection. Any thread but the HTTP thread; idempotent.
+    func stop() {
+        guard let context else { return }
+        let first: Bool = lock.withLock {
+            defer { stopping = true }
+            if !stopping { lws_cancel_service(context) }
+            return !stopping
+        }
+        guard first else { return }
+        finished.wait()
+        finished.signal()
+    }
+
+    /// Runs `body` on the HTTP thread soon (wakes lws). Any thread.
+    /// Once stopped, nothing runs (the context is gone).
+    func deliver(_ body: @escaping @Sendable (HTTPServer) -> Void) {
+        lock.withLock {
+            guard !stopping, let context else { return }
+            inbox.append(body)
+            lws_cancel_service(context)
+        }
+    }
+
+    /// Wakes the HTTP thread to look at the streams' outboxes. Any thread.
+    func wake() {
+        lock.withLock {
+            guard !stopping, let context else { return }
+            lws_cancel_service(context)
+        }
+    }
+
+    /// Runs what other threads delivered, then asks for a write on every stream with bytes waiting.
+    func runInbox() {
+        let pending: [@Sendable (HTTPServer) -> Void] = lock.withLock { defer { inbox.removeAll() }; return inbox }
+        for p in pending { p(self) }
+        for c in connections.values where c.stream?.hasWork ?? false {
+            lws_callback_on_writable(c.wsi)
+        }
+    }
+
+    /// A new connection id (HTTP thread): above every loop token, so stream ids never meet feed ids.
+    func newID() -> UInt64 {
+        defer { nextID += 1 }
+        return (1 << 62) | nextID
+    }
+
+    /// Sends `response` on connection `id` if it is still open (HTTP thread).
+    func respond(_ id: UInt64, _ response: HTTPResponse) {
+        guard let c = connections[id] else { return }
+        c.respond(response)
+    }
+}
+
+/// What the HTTP port counted (HTTP thread).
+struct HTTPCounters: Sendable {
+    /// Responses by status code.
+    var responses: [Int: Int] = [:]
+    var webSocketsOpened = 0
+    var sseOpened = 0
+    var streamMessages = 0
+    var heartbeats = 0
+    var authFailures = 0
+    var streamsOpen = 0
+}
+
+/// The one lws callback: finds the server through the context's user pointer.
+private func httpCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                          _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, let ctx = lws_get_context(wsi), let raw = lws_context_user(ctx) else { return 0 }
+    let server = Unmanaged<HTTPServer>.fromOpaque(raw).takeUnretainedValue()
+    return server.callback(wsi, reason, user?.assumingMemoryBound(to: UInt64.self), input, length)
+}
+
+/// lws's error lines, to standard error, without the one `lws_http_mark_sse` logs on every HTTP/1.1
+/// stream ("not h2 substream": it marks HTTP/2 streams only, and the HTTP/1.1 stream works without).
+private func lwsLog(_ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line else { return }
+    let text = String(cString: line)
+    if text.contains("not h2 substream") { return }
+    FileHandle.standardError.write(Data(("lws: " + text).utf8))
+}
