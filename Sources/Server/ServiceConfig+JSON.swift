@@ -2,18 +2,105 @@ import Foundation
 import Wire
 
 extension ServiceConfig {
+    /// Every setting, in the order the help and the docs list them: the JSON key, its range or accepted
+    /// values, and the `serve` flag that sets it. Declared once here (see `ConfigSetting` for how to add one).
+    public static let settings: [ConfigSetting] = [
+        .text("bind", \.bindAddress, flag: SettingFlag("bind", "ADDR", help: """
+            IPv4 or IPv6 address to listen on (::1 or [::1] for IPv6 loopback, 0.0.0.0 or :: for every \
+            interface; the ports are set apart, with --ingest-port and --feed-port)
+            """)),
+        .port("ingestPort", \.ingestPort, flag: SettingFlag("ingest-port", "P", help: "gateway port (0: any free port, logged)")),
+        .port("feedPort", \.feedPort, flag: SettingFlag("feed-port", "P", help: "feed port (0: any free port, logged)")),
+        .endpoint("http", \.http, flag: SettingFlag("http", "ADDR:PORT", help: """
+            the HTTP port: live map at /, REST under /api/v1/, WebSocket and SSE streams, /metrics, \
+            /healthz, /readyz (loopback unless told otherwise, whatever --bind says; 0: off; docs/web.md)
+            """)),
+        .number("httpHeartbeat", \.httpHeartbeat, SettingRange(0.01, 3600, unit: "seconds")),
+        .text("dataDirectory", \.dataDirectory, flag: SettingFlag("data-dir", "DIR", help: "data directory, where sextant.sqlite lives")),
+        .paths("sites", \.sitePaths, defaultText: "Sites/ when it exists", flag: SettingFlag("site", "FILE|DIR", help: """
+            site file, or directory of *.json site files, to import (repeatable). Imported sites replace \
+            stored ones with the same id; stored sites stay. With no site at all, the embedded demo \
+            warehouse is served.
+            """, repeatable: true)),
+        .number("tagTimeout", \.tagTimeout, SettingRange(0.1, 86_400, unit: "seconds"), flag: SettingFlag(
+            "tag-timeout", "S", help: "remove a tag after S seconds without measurements")),
+        .number("outputInterval", \.outputInterval, SettingRange(0, 3600, unit: "seconds"), flag: SettingFlag(
+            "output-interval", "S", help: "at most one line per tag every S seconds (0: every update)")),
+        .number("maxLateness", \.maxLateness, SettingRange(0, 3600, unit: "seconds"), flag: SettingFlag(
+            "max-lateness", "S",
+            help: "refuse as 'late' a ranging line more than S seconds older than the latest line of its tag")),
+        .number("anchorSilence", \.anchorSilence, SettingRange(0, 86_400, unit: "seconds", note: "0: off"), flag: SettingFlag(
+            "anchor-silence", "S", help: """
+            warn when an anchor that was heard is silent for S seconds, and count it in anchors_silent \
+            (0: off); see 'sextant status --anchors'
+            """)),
+        .boolean("learnBias", \.learnBias, flag: SettingFlag("no-bias-learning", nil, help: "do not learn anchor range biases online"),
+                 flagSets: false),
+        .integer("feedQueueLines", \.feedQueueLines, SettingRange(16, 10_000_000), flag: SettingFlag(
+            "feed-queue", "N", help: "lines queued per feed client before overflow")),
+        .choice("overflow", \.overflow, flag: SettingFlag("overflow", "POLICY", help: """
+            what a full feed queue does: drop-oldest (the client reads '# dropped N lines') or disconnect
+            """)),
+        .number("subscriptionWait", \.subscriptionWait, SettingRange(0, 60, unit: "seconds"), flag: SettingFlag(
+            "subscription-wait", "S", help: "how long a feed client may take to subscribe")),
+        .boolean("recordMeasurements", \.recordMeasurements, flag: SettingFlag(
+            "record-measurements", nil, help: "also store every accepted raw ingest line (for a later replay)")),
+        .integer("maxLineLength", \.maxLineLength, SettingRange(256, 16_777_216, unit: "bytes")),
+        .number("rejectionRepliesPerSecond", \.rejectionRepliesPerSecond, SettingRange(0, 1e6)),
+        .integer("rejectionReplyBuffer", \.rejectionReplyBuffer, SettingRange(256, 16_777_216, unit: "bytes")),
+        .integer("historyBatchSize", \.historyBatchSize, SettingRange(1, 100_000)),
+        .number("historyMaxDelay", \.historyMaxDelay, SettingRange(0, 60, excludingLower: true, unit: "seconds")),
+        .optionalNumber("retentionFullDays", \.retentionFullDays, SettingRange(0, 36_500, unit: "days"),
+                        defaultText: "off; 7 once retention is on", flag: SettingFlag("retention-full-days", "D", help: """
+            retention while serving: positions keep their full rate for D days, and raw lines are kept as long
+            """)),
+        .optionalNumber("retentionKeepDays", \.retentionKeepDays, SettingRange(0, 36_500, excludingLower: true, unit: "days"),
+                        defaultText: "off; 90 once retention is on", flag: SettingFlag("retention-keep-days", "D", help: """
+            retention while serving: positions are thinned to one per tag per second after the full-rate \
+            days and deleted after D days, zone events too. Either option turns retention on: the rules \
+            of 'sextant history --prune', applied every minute (JSON 'retentionInterval', seconds) on a \
+            thread of their own, in transactions of at most 10,000 rows. Without it the history grows \
+            until pruned from outside.
+            """)),
+        .number("retentionInterval", \.retentionInterval, SettingRange(0.01, 86_400, unit: "seconds")),
+        .number("maxLinesPerSecond", \.maxLinesPerSecond, SettingRange(0, 1e9, note: "0: no limit"), flag: SettingFlag(
+            "max-lines-per-second", "N", help: "lines per second one ingest connection may send (0: no limit)")),
+        .integer("maxIngestConnections", \.maxIngestConnections, SettingRange(1, 1_000_000)),
+        .integer("maxFeedClients", \.maxFeedClients, SettingRange(1, 1_000_000)),
+        .integer("maxConnectionsPerAddress", \.maxConnectionsPerAddress, SettingRange(1, 1_000_000)),
+        .integer("maxTagsPerSite", \.maxTagsPerSite, SettingRange(1, 100_000_000), flag: SettingFlag(
+            "max-tags-per-site", "N", help: "tags one site may track at once")),
+        .number("maxClockAhead", \.maxClockAhead, SettingRange(0, 1e9, unit: "seconds", note: "0: no limit"), flag: SettingFlag(
+            "max-clock-ahead", "S", help: """
+            reject a line stamped more than S seconds ahead of the server's clock as clock_skew (0: no \
+            limit). A gateway whose clock runs ahead would otherwise stall its tags. The first such line \
+            of a connection is logged as a warning
+            """)),
+        .number("maxClockBehind", \.maxClockBehind, SettingRange(0, 1e9, unit: "seconds", note: "0: no limit"), flag: SettingFlag(
+            "max-clock-behind", "S", help: """
+            reject a line stamped more than S seconds behind the server's clock as clock_skew (0: no \
+            limit, since replayed recordings and store-and-forward gateways send old timestamps)
+            """)),
+        .integer("maxSubscriptionLength", \.maxSubscriptionLength, SettingRange(64, 16_777_216, unit: "bytes")),
+        .integer("maxSubscriptionItems", \.maxSubscriptionItems, SettingRange(1, 10_000_000)),
+        .integer("maxRememberedTags", \.maxRememberedTags, SettingRange(0, 10_000_000, note: "0: no snapshot")),
+        .tokens("ingestTokens", \.ingestTokens),
+        .tokens("feedTokens", \.feedTokens),
+        .number("authTimeout", \.authTimeout, SettingRange(0, 3600, excludingLower: true, unit: "seconds")),
+        .choice("timestampPrecision", \.timestampPrecision, flag: SettingFlag("precision", "UNIT", help: """
+            the unit of ingest timestamps: ns, us, ms or s; a connection may change its own with a first \
+            line '#precision ms'. A timestamp outside 2000-2100 once read in its unit is refused, with a \
+            key naming the unit it looks like (timestamp_looks_like_ms, ...)
+            """)),
+        .number("ingestIdleTimeout", \.ingestIdleTimeout, SettingRange(0, 86_400, unit: "seconds", note: "0: never")),
+    ]
+
     /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for
     /// `bindAddress`, `sites` for `sitePaths`, `overflow` as `"drop-oldest"` or `"disconnect"`).
-    public static let jsonKeys = ["bind", "ingestPort", "feedPort", "http", "httpHeartbeat", "dataDirectory", "sites", "tagTimeout",
-                                  "outputInterval", "maxLateness", "anchorSilence", "learnBias", "feedQueueLines", "overflow", "subscriptionWait",
-                                  "recordMeasurements", "maxLineLength", "rejectionRepliesPerSecond",
-                                  "rejectionReplyBuffer", "historyBatchSize", "historyMaxDelay",
-                                  "maxLinesPerSecond", "maxIngestConnections", "maxFeedClients",
-                                  "maxConnectionsPerAddress", "maxTagsPerSite", "maxClockAhead", "maxClockBehind",
-                                  "maxSubscriptionLength",
-                                  "maxSubscriptionItems", "maxRememberedTags", "ingestTokens", "feedTokens", "authTimeout",
-                                  "ingestIdleTimeout", "timestampPrecision",
-                                  "retentionFullDays", "retentionKeepDays", "retentionInterval"]
+    public static let jsonKeys = settings.map(\.key)
+
+    /// The setting of a JSON key, or nil.
+    public static func setting(key: String) -> ConfigSetting? { settings.first { $0.key == key } }
 
     /// Applies the settings of a JSON config file (an object; absent keys keep their value).
     ///
@@ -36,91 +123,9 @@ extension ServiceConfig {
         for key in object.keys.sorted() where !Self.jsonKeys.contains(key) {
             throw ConfigError(key: key, message: "is not a setting (known: \(Self.jsonKeys.joined(separator: ", ")))")
         }
-        // Foundation gives JSON's true and false as NSNumbers that also cast to Double and Int (1 and
-        // 0), and numbers that also cast to Bool: the boolean ones say so by their type code, "c".
-        func isBoolean(_ v: Any) -> Bool { (v as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false }
-        func number(_ key: String) throws(ConfigError) -> Double? {
-            guard let v = object[key] else { return nil }
-            guard !isBoolean(v) else { throw ConfigError(key: key, message: "must be a number") }
-            if let d = v as? Double { return d }
-            if let i = v as? Int { return Double(i) }
-            throw ConfigError(key: key, message: "must be a number")
+        for setting in Self.settings {
+            if let value = object[setting.key] { try setting.apply(json: value, to: &self) }
         }
-        func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
-            guard let d = try number(key) else { return nil }
-            // `Int(exactly:)`, not a comparison with `Double(range.upperBound)`: `Double(Int.max)` is 2^63,
-            // which `Int(_:)` cannot hold (a crash, kept as a regression test in ConfigTests).
-            guard let i = Int(exactly: d), range.contains(i) else {
-                throw ConfigError(key: key, message: "must be an integer between \(range.lowerBound) and \(range.upperBound)")
-            }
-            return i
-        }
-        func string(_ key: String) throws(ConfigError) -> String? {
-            guard let v = object[key] else { return nil }
-            guard let s = v as? String else { throw ConfigError(key: key, message: "must be a string") }
-            return s
-        }
-        func bool(_ key: String) throws(ConfigError) -> Bool? {
-            guard let v = object[key] else { return nil }
-            guard isBoolean(v), let b = v as? Bool else { throw ConfigError(key: key, message: "must be true or false") }
-            return b
-        }
-        if let v = try string("bind") { bindAddress = v }
-        if let v = try integer("ingestPort", 0...65535) { ingestPort = UInt16(v) }
-        if let v = try integer("feedPort", 0...65535) { feedPort = UInt16(v) }
-        if let v = try number("httpHeartbeat") { httpHeartbeat = v }
-        if let v = object["http"] {
-            if let n = v as? Int, n == 0, !isBoolean(v) { http = nil }
-            else if let text = v as? String { http = try HTTPEndpoint.parse(text) }
-            else { throw ConfigError(key: "http", message: "must be \"ADDR:PORT\" (e.g. \"127.0.0.1:7402\") or 0 for off") }
-        }
-        if let v = try string("dataDirectory") { dataDirectory = v }
-        if let v = object["sites"] {
-            guard let list = v as? [String] else { throw ConfigError(key: "sites", message: "must be a list of paths") }
-            sitePaths = list
-        }
-        if let v = try number("tagTimeout") { tagTimeout = v }
-        if let v = try number("outputInterval") { outputInterval = v }
-        if let v = try number("maxLateness") { maxLateness = v }
-        if let v = try number("anchorSilence") { anchorSilence = v }
-        if let v = try bool("learnBias") { learnBias = v }
-        if let v = try integer("feedQueueLines", 0...Int.max) { feedQueueLines = v }
-        if let v = try string("overflow") {
-            guard let p = OverflowPolicy(rawValue: v) else {
-                throw ConfigError(key: "overflow", message: "must be \"drop-oldest\" or \"disconnect\", not \"\(v)\"")
-            }
-            overflow = p
-        }
-        if let v = try number("subscriptionWait") { subscriptionWait = v }
-        if let v = try bool("recordMeasurements") { recordMeasurements = v }
-        if let v = try integer("maxLineLength", 0...Int.max) { maxLineLength = v }
-        if let v = try number("rejectionRepliesPerSecond") { rejectionRepliesPerSecond = v }
-        if let v = try integer("rejectionReplyBuffer", 0...Int.max) { rejectionReplyBuffer = v }
-        if let v = try integer("historyBatchSize", 0...Int.max) { historyBatchSize = v }
-        if let v = try number("historyMaxDelay") { historyMaxDelay = v }
-        if let v = try number("maxLinesPerSecond") { maxLinesPerSecond = v }
-        if let v = try integer("maxIngestConnections", 0...Int.max) { maxIngestConnections = v }
-        if let v = try integer("maxFeedClients", 0...Int.max) { maxFeedClients = v }
-        if let v = try integer("maxConnectionsPerAddress", 0...Int.max) { maxConnectionsPerAddress = v }
-        if let v = try integer("maxTagsPerSite", 0...Int.max) { maxTagsPerSite = v }
-        if let v = try number("maxClockAhead") { maxClockAhead = v }
-        if let v = try number("maxClockBehind") { maxClockBehind = v }
-        if let v = try integer("maxSubscriptionLength", 0...Int.max) { maxSubscriptionLength = v }
-        if let v = try integer("maxSubscriptionItems", 0...Int.max) { maxSubscriptionItems = v }
-        if let v = try integer("maxRememberedTags", 0...Int.max) { maxRememberedTags = v }
-        if let v = try number("authTimeout") { authTimeout = v }
-        if let v = try number("ingestIdleTimeout") { ingestIdleTimeout = v }
-        if let v = try string("timestampPrecision") {
-            guard let p = TimestampPrecision(rawValue: v) else {
-                throw ConfigError(key: "timestampPrecision", message: "must be \(TimestampPrecision.names), not \"\(v)\"")
-            }
-            timestampPrecision = p
-        }
-        if let v = object["ingestTokens"] { ingestTokens = try Self.tokens(v, key: "ingestTokens") }
-        if let v = object["feedTokens"] { feedTokens = try Self.tokens(v, key: "feedTokens") }
-        if let v = try number("retentionFullDays") { retentionFullDays = v }
-        if let v = try number("retentionKeepDays") { retentionKeepDays = v }
-        if let v = try number("retentionInterval") { retentionInterval = v }
         try validate()
     }
 }

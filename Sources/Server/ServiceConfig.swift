@@ -22,10 +22,10 @@ public struct ServiceConfig: Sendable, Equatable {
     /// TCP port dashboards read the feed from (default 7401; 0: any free port).
     public var feedPort: UInt16 = 7401
     /// Where the HTTP port (live map, REST, WebSocket and SSE streams, metrics) listens; nil: off.
-    /// `sextant serve` defaults to `HTTPEndpoint.standard` (127.0.0.1:7402, loopback only); the
-    /// library default is off. Its address is its own: `bindAddress` does not apply to it.
+    /// The commands' config (`sextant serve`) starts from `HTTPEndpoint.standard`, 127.0.0.1:7402,
+    /// loopback only; a `ServiceConfig()` made in code has it off. `bindAddress` does not apply to it.
     public var http: HTTPEndpoint?
-    /// Seconds between heartbeats on an idle-or-not HTTP stream (default 5).
+    /// Seconds between heartbeats on an HTTP stream (default 5).
     public var httpHeartbeat: Double = 5
     /// Directory of the SQLite database (`sextant.sqlite`), created if needed (default `./sextant-data`).
     public var dataDirectory = "./sextant-data"
@@ -152,60 +152,22 @@ public struct ServiceConfig: Sendable, Equatable {
         return c
     }
 
-    /// Checks ranges; the message names the setting.
+    /// Checks ranges (`ServiceConfig.settings`) and what else a value must be; the message names the setting.
     public func validate() throws(ConfigError) {
         func check(_ ok: Bool, _ key: String, _ message: String) throws(ConfigError) {
             if !ok { throw ConfigError(key: key, message: message) }
         }
-        try check(tagTimeout >= 0.1 && tagTimeout <= 86_400, "tagTimeout", "must be between 0.1 and 86400 seconds")
-        try check(outputInterval >= 0 && outputInterval <= 3600, "outputInterval", "must be between 0 and 3600 seconds")
-        try check(maxLateness >= 0 && maxLateness <= 3600, "maxLateness", "must be between 0 and 3600 seconds")
-        try check(anchorSilence >= 0 && anchorSilence <= 86_400, "anchorSilence", "must be between 0 and 86400 seconds (0: off)")
-        try check(feedQueueLines >= 16 && feedQueueLines <= 10_000_000, "feedQueueLines", "must be between 16 and 10000000")
-        try check(subscriptionWait >= 0 && subscriptionWait <= 60, "subscriptionWait", "must be between 0 and 60 seconds")
-        try check(maxLineLength >= 256 && maxLineLength <= 16 << 20, "maxLineLength", "must be between 256 and 16777216 bytes")
-        try check(rejectionRepliesPerSecond >= 0 && rejectionRepliesPerSecond <= 1e6, "rejectionRepliesPerSecond",
-                  "must be between 0 and 1000000")
-        try check(rejectionReplyBuffer >= 256 && rejectionReplyBuffer <= 16 << 20, "rejectionReplyBuffer",
-                  "must be between 256 and 16777216 bytes")
-        try check(historyBatchSize >= 1 && historyBatchSize <= 100_000, "historyBatchSize", "must be between 1 and 100000")
-        try check(historyMaxDelay > 0 && historyMaxDelay <= 60, "historyMaxDelay", "must be between 0 and 60 seconds")
+        for setting in Self.settings where !setting.isValid(self) {
+            throw ConfigError(key: setting.key, message: "must be " + (setting.range?.text ?? "valid"))
+        }
         try check(!dataDirectory.isEmpty, "dataDirectory", "must not be empty")
         try check(!dataDirectory.utf8.contains(0), "dataDirectory", "must not contain a NUL byte")
         try check(!sitePaths.contains { $0.isEmpty || $0.utf8.contains(0) }, "sites", "must be non-empty paths")
-        try check(maxLinesPerSecond >= 0 && maxLinesPerSecond <= 1e9, "maxLinesPerSecond",
-                  "must be between 0 and 1000000000 (0: no limit)")
-        try check(maxIngestConnections >= 1 && maxIngestConnections <= 1_000_000, "maxIngestConnections",
-                  "must be between 1 and 1000000")
-        try check(maxFeedClients >= 1 && maxFeedClients <= 1_000_000, "maxFeedClients", "must be between 1 and 1000000")
-        try check(maxConnectionsPerAddress >= 1 && maxConnectionsPerAddress <= 1_000_000, "maxConnectionsPerAddress",
-                  "must be between 1 and 1000000")
-        try check(maxTagsPerSite >= 1 && maxTagsPerSite <= 100_000_000, "maxTagsPerSite", "must be between 1 and 100000000")
-        try check(maxClockAhead >= 0 && maxClockAhead <= 1e9, "maxClockAhead",
-                  "must be between 0 and 1000000000 seconds (0: no limit)")
-        try check(maxClockBehind >= 0 && maxClockBehind <= 1e9, "maxClockBehind",
-                  "must be between 0 and 1000000000 seconds (0: no limit)")
-        try check(maxSubscriptionLength >= 64 && maxSubscriptionLength <= 16 << 20, "maxSubscriptionLength",
-                  "must be between 64 and 16777216 bytes")
-        try check(maxSubscriptionItems >= 1 && maxSubscriptionItems <= 10_000_000, "maxSubscriptionItems",
-                  "must be between 1 and 10000000")
-        try check(maxRememberedTags >= 0 && maxRememberedTags <= 10_000_000, "maxRememberedTags",
-                  "must be between 0 and 10000000 (0: no snapshot)")
-        try check(httpHeartbeat >= 0.01 && httpHeartbeat <= 3600, "httpHeartbeat", "must be between 0.01 and 3600 seconds")
-        try check(authTimeout > 0 && authTimeout <= 3600, "authTimeout", "must be between 0 and 3600 seconds")
-        try check(ingestIdleTimeout >= 0 && ingestIdleTimeout <= 86_400, "ingestIdleTimeout",
-                  "must be between 0 and 86400 seconds (0: never)")
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
-        if let d = retentionFullDays {
-            try check(d >= 0 && d <= 36_500, "retentionFullDays", "must be between 0 and 36500 days")
-        }
         if let d = retentionKeepDays {
-            try check(d > 0 && d <= 36_500, "retentionKeepDays", "must be more than 0 and at most 36500 days")
             try check(d >= (retentionFullDays ?? 0), "retentionKeepDays", "must be at least retentionFullDays")
         }
-        try check(retentionInterval >= 0.01 && retentionInterval <= 86_400, "retentionInterval",
-                  "must be between 0.01 and 86400 seconds")
         do { _ = try Socket.address(host: bindAddress, port: 0) } catch {
             throw ConfigError(key: "bind", message: "'\(bindAddress)' is not an IPv4 or IPv6 address")
         }

@@ -1,101 +1,107 @@
 import Foundation
+import Server
 
-/// Exit codes in the BSD `sysexits` convention.
-enum ExitCode: Int32 {
-    case ok = 0
-    case failure = 1
-    /// Command-line usage error.
-    case usage = 64
-    /// Bad input data.
-    case dataError = 65
-    /// An input file is missing or unreadable.
-    case noInput = 66
-    /// An output file cannot be created.
-    case cantCreate = 73
-    /// Writing failed (standard output full or closed).
-    case ioError = 74
-}
-
-/// An error that ends a command with a message and an exit code.
-struct CommandError: Error, CustomStringConvertible {
-    var message: String
-    var code: ExitCode
-    var description: String { message }
-
-    static func usage(_ m: String) -> CommandError { CommandError(message: m, code: .usage) }
-    static func data(_ m: String) -> CommandError { CommandError(message: m, code: .dataError) }
-}
-
-/// A minimal `--flag value` parser with validation before run, in the spirit of swift-argument-parser.
+/// A command line parsed against a command's declared options: each value already read and checked by
+/// its option, so a command runs only on valid options.
 struct Arguments {
-    private var values: [String: [String]] = [:]
-    private var flags: Set<String> = []
-    private(set) var positional: [String] = []
+    /// The command's name, for messages (`history`, `survey bias`).
     let command: String
+    /// The arguments that are not options, in order.
+    private(set) var positional: [String] = []
+    /// `-h` or `--help` was given.
+    private(set) var wantsHelp = false
+    private var values: [String: [any Sendable]] = [:]
+    private var texts: [String: [String]] = [:]
 
-    /// - Parameters:
-    ///   - options: flags that take a value (without the leading `--`).
-    ///   - switches: flags without a value.
-    init(_ args: [String], command: String, options: Set<String>, switches: Set<String>) throws(CommandError) {
+    /// Parses `args` against `options`: `--name value`, `--name=value`, switches, `-` and operands.
+    /// - Throws: a usage error naming the option and what its value must be, or the closest known option.
+    init(_ args: [String], command: String, options: [OptionSpec]) throws(CommandError) {
         self.command = command
+        let byName = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var i = 0
         while i < args.count {
             let a = args[i]
-            if a == "--help" || a == "-h" { flags.insert("help"); i += 1; continue }
-            if a.hasPrefix("--") {
-                var name = String(a.dropFirst(2))
-                var inline: String? = nil
-                if let eq = name.firstIndex(of: "=") {
-                    inline = String(name[name.index(after: eq)...])
-                    name = String(name[..<eq])
-                }
-                if switches.contains(name) {
-                    guard inline == nil else { throw .usage("\(command): --\(name) takes no value") }
-                    flags.insert(name)
-                } else if options.contains(name) {
-                    if let inline { values[name, default: []].append(inline) } else {
-                        guard i + 1 < args.count else { throw .usage("\(command): --\(name) needs a value") }
-                        i += 1
-                        values[name, default: []].append(args[i])
-                    }
-                } else {
-                    throw .usage("\(command): unknown option --\(name) (see 'sextant \(command) --help')")
-                }
-            } else if a == "-" || !a.hasPrefix("-") {
-                positional.append(a)
-            } else {
-                throw .usage("\(command): unknown option \(a) (see 'sextant \(command) --help')")
-            }
             i += 1
+            if a == "--help" || a == "-h" { wantsHelp = true; continue }
+            guard a.hasPrefix("-"), a != "-" else { positional.append(a); continue }
+            guard a.hasPrefix("--") else { throw Self.unknown(a, command: command, options: options) }
+            var name = String(a.dropFirst(2))
+            var inline: String? = nil
+            if let eq = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            guard let option = byName[name] else { throw Self.unknown("--" + name, command: command, options: options) }
+            let text: String
+            if option.placeholder == nil {
+                guard inline == nil else { throw .usage("\(command): --\(name) takes no value") }
+                text = ""
+            } else if let inline {
+                text = inline
+            } else {
+                guard i < args.count else { throw .usage("\(command): \(option.synopsis) needs a value") }
+                text = args[i]
+                i += 1
+            }
+            do { values[name, default: []].append(try option.read(text)) } catch {
+                throw .usage("\(command): --\(name) \(error.message)")
+            }
+            texts[name, default: []].append(text)
         }
     }
 
-    var wantsHelp: Bool { flags.contains("help") }
-    func flag(_ name: String) -> Bool { flags.contains(name) }
-    func string(_ name: String) -> String? { values[name]?.last }
-    func strings(_ name: String) -> [String] { values[name] ?? [] }
+    /// The option's value: the one given (every one, for a repeatable option), else its default.
+    subscript<Value>(option: Option<Value>) -> Value { option.collect(values[option.spec.name] ?? []) }
 
-    func required(_ name: String) throws(CommandError) -> String {
-        guard let v = string(name) else { throw .usage("\(command): --\(name) is required (see 'sextant \(command) --help')") }
-        return v
-    }
+    /// Whether the option was given on the command line.
+    func given(_ option: OptionSpec) -> Bool { values[option.name] != nil }
+    func given<Value>(_ option: Option<Value>) -> Bool { values[option.spec.name] != nil }
 
-    /// A number option within a closed range.
-    func double(_ name: String, default def: Double, in range: ClosedRange<Double>) throws(CommandError) -> Double {
-        guard let s = string(name) else { return def }
-        guard let v = Double(s), v.isFinite else { throw .usage("\(command): --\(name) must be a number, got '\(s)'") }
-        guard range.contains(v) else {
-            throw .usage("\(command): --\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(s)")
+    /// The texts given for an option, in order (for `serve`'s settings).
+    func texts(_ option: OptionSpec) -> [String] { texts[option.name] ?? [] }
+
+    /// The value of a required option.
+    func required<Value>(_ option: Option<Value?>) throws(CommandError) -> Value {
+        guard let v = self[option] else {
+            throw .usage("\(command): \(option.spec.synopsis) is required (see 'sextant \(command) --help')")
         }
         return v
     }
 
-    func int(_ name: String, default def: Int, in range: ClosedRange<Int>) throws(CommandError) -> Int {
-        guard let s = string(name) else { return def }
-        guard let v = Int(s) else { throw .usage("\(command): --\(name) must be an integer, got '\(s)'") }
-        guard range.contains(v) else {
-            throw .usage("\(command): --\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(s)")
-        }
-        return v
+    /// Refuses operands for a command that takes none.
+    func noOperands() throws(CommandError) {
+        if let first = positional.first { throw .usage("\(command): unexpected argument '\(first)'") }
     }
+
+    /// An unknown option, with the closest known one when it is close.
+    private static func unknown(_ given: String, command: String, options: [OptionSpec]) -> CommandError {
+        let name = given.drop { $0 == "-" }
+        let closest = closestName(to: String(name), among: options.map(\.name))
+        let hint = closest.map { " (did you mean --\($0)?)" } ?? ""
+        return .usage("\(command): unknown option \(given)\(hint) (see 'sextant \(command) --help')")
+    }
+}
+
+/// The known name closest to a mistyped one: within a few edits, or one a prefix of the other; nil
+/// when none is close.
+func closestName(to word: String, among names: [String]) -> String? {
+    func near(_ known: String) -> Bool {
+        editDistance(word, known) <= (word.count <= 3 ? 1 : max(2, word.count / 3))
+            || min(word.count, known.count) >= 3 && (word.hasPrefix(known) || known.hasPrefix(word))
+    }
+    return names.filter(near).min { editDistance(word, $0) < editDistance(word, $1) }
+}
+
+/// The number of single-character insertions, deletions and substitutions that turn `a` into `b`.
+func editDistance(_ a: some StringProtocol, _ b: some StringProtocol) -> Int {
+    let b = [Character](b)
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+        var current = [i + 1]
+        for (j, y) in b.enumerated() {
+            current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+        }
+        previous = current
+    }
+    return previous[b.count]
 }

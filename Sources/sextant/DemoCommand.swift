@@ -5,7 +5,7 @@ import Wire
 
 /// `sextant demo`: the live service on the embedded demo warehouse, fed by a simulated gateway.
 enum DemoCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant demo [options]
 
         Starts the live service in this process on the embedded demo warehouse (40 × 25 m; UWB anchors,
@@ -14,26 +14,26 @@ enum DemoCommand {
         the ingest port over TCP at real-time pace, and a live view (refreshed in place on a terminal)
         shows each tag's position, σ, motion and age, the ports a dashboard can connect to, and the
         counters. At the end it prints the accuracy against the simulated truth.
-
-        OPTIONS:
-          --tags N          tags to simulate (default 12)
-          --duration S      stop after S seconds (default: run until Ctrl-C)
-          --seed N          random seed (default 1)
-          --nlos P          NLOS probability per anchor-tag pair (default 0.1)
-          --outliers P      gross-outlier probability per range (default 0.005)
-          -h, --help        show this help
         """
 
+    static let tags = Option.integer("tags", "N", default: 12, in: 1...10_000, help: "tags to simulate")
+    static let duration = Option.number("duration", "S", in: 1...86_400, help: "stop after S seconds",
+                                        defaultText: "until Ctrl-C")
+    static let seed = Option.integer("seed", "N", default: 1, in: 0...Int.max, help: "random seed")
+    static let nlos = Option.number("nlos", "P", default: 0.1, in: 0...1, help: "NLOS probability per anchor-tag pair")
+    static let outliers = Option.number("outliers", "P", default: 0.005, in: 0...1, help: "gross-outlier probability per range")
+    static let spec = CommandSpec("demo", about: about, options: [tags.spec, duration.spec, seed.spec, nlos.spec, outliers.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "demo", options: ["tags", "duration", "seed", "nlos", "outliers"],
-                              switches: [])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
         let site = Site.demoWarehouse
-        let duration: Double? = a.string("duration") == nil ? nil : try a.double("duration", default: 60, in: 1...86_400)
-        var sim = SimulationConfig(tags: try a.int("tags", default: 12, in: 1...10_000), duration: (duration ?? 86_400) + 1)
-        sim.seed = UInt64(try a.int("seed", default: 1, in: 0...Int.max))
-        sim.nlosProbability = try a.double("nlos", default: 0.1, in: 0...1)
-        sim.outlierProbability = try a.double("outliers", default: 0.005, in: 0...1)
+        let duration = a[Self.duration]
+        var sim = SimulationConfig(tags: a[tags], duration: (duration ?? 86_400) + 1)
+        sim.seed = UInt64(a[seed])
+        sim.nlosProbability = a[nlos]
+        sim.outlierProbability = a[outliers]
         sim.startTime = ServiceClock.wallNow()
         let tty = isatty(STDOUT_FILENO) == 1
 

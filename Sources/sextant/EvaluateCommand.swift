@@ -5,7 +5,7 @@ import Numerics
 
 /// `sextant evaluate`: accuracy of position lines against ground truth.
 enum EvaluateCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant evaluate --truth FILE --positions FILE [options]
 
         Compares `position` lines with ground truth (CSV `t_ns,site,tag,x,y,z`, as written by
@@ -13,38 +13,39 @@ enum EvaluateCommand {
         availability (share of truth samples with a position at most --freshness old), and the share of
         errors inside the reported 95 % region. Errors are horizontal on 2-D sites, 3-D on 3-D sites (a site
         is 3-D when its position lines carry `czz`, or when --site says so).
-
-        OPTIONS:
-          --truth FILE       ground truth CSV ('-' for standard input)
-          --positions FILE   line-protocol output of 'sextant replay' ('-' for standard input)
-          --site FILE        a site file, to take its dimensions from (repeatable)
-          --warmup S         seconds skipped at the start of every tag (default 2)
-          --freshness S      a position counts as available for this long (default 1)
-          -h, --help         show this help
         """
 
+    static let truth = Option.text("truth", "FILE", help: "ground truth CSV ('-' for standard input)")
+    static let positions = Option.text("positions", "FILE", help: "line-protocol output of 'sextant replay' ('-' for standard input)")
+    static let site = Option.list("site", "FILE", help: "a site file, to take its dimensions from")
+    static let warmup = Option.number("warmup", "S", default: 2, in: 0...86_400, help: "seconds skipped at the start of every tag")
+    static let freshness = Option.number("freshness", "S", default: 1, in: 0.001...3600,
+                                         help: "a position counts as available for this long")
+    static let spec = CommandSpec("evaluate", about: about,
+                                  options: [truth.spec, positions.spec, site.spec, warmup.spec, freshness.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "evaluate", options: ["truth", "positions", "site", "warmup", "freshness"],
-                              switches: [])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let truthPath = try a.required("truth"), positionsPath = try a.required("positions")
+        let truthPath = try a.required(truth), positionsPath = try a.required(positions)
         guard truthPath != "-" || positionsPath != "-" else {
             throw CommandError.usage("evaluate: --truth and --positions cannot both be standard input")
         }
         var options = Evaluation.Options()
-        options.warmup = try a.double("warmup", default: 2, in: 0...86_400)
-        options.freshness = try a.double("freshness", default: 1, in: 0.001...3600)
+        options.warmup = a[warmup]
+        options.freshness = a[freshness]
         var dimensions: [String: Int] = [:]
-        for path in a.strings("site") { let s = try loadSite(path); dimensions[s.id] = s.dimensions }
+        for path in a[site] { let s = try loadSite(path); dimensions[s.id] = s.dimensions }
 
-        let truth: [TruthSample]
-        do { truth = try TruthCSV.parse(bytes: try readFile(truthPath)) } catch let e as TruthCSVError {
+        let samples: [TruthSample]
+        do { samples = try TruthCSV.parse(bytes: try readFile(truthPath)) } catch let e as TruthCSVError {
             throw CommandError.data("\(truthPath): \(e)")
         }
         let (estimates, seen3D) = try readPositions(positionsPath)
         for site in seen3D where dimensions[site] == nil { dimensions[site] = 3 }
         guard !estimates.isEmpty else { throw CommandError.data("\(positionsPath): no position lines") }
-        let evaluation = Evaluation(truth: truth, estimates: estimates, dimensions: dimensions, options: options)
+        let evaluation = Evaluation(truth: samples, estimates: estimates, dimensions: dimensions, options: options)
         print(evaluation.table(), terminator: "")
         print("")
     }

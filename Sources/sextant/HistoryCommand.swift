@@ -5,7 +5,7 @@ import Wire
 
 /// `sextant history`: positions (or recorded raw lines) from the data directory.
 enum HistoryCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant history --site ID [--tag T]... [--from TIME] [--to TIME] [--format csv|lp|geojson]
                sextant history --site ID --last [--format csv|lp|geojson]
                sextant history --site ID --measurements [--from TIME] [--to TIME]
@@ -24,52 +24,52 @@ enum HistoryCommand {
         --prune applies retention to every site: positions keep their full rate for --full-days,
         are thinned to one per tag per second until --keep-days, and are deleted after; recorded raw
         lines are kept --full-days, zone events --keep-days, each tag's last position always. It
-        deletes in transactions of at most --batch rows (default 10000), so it may run while the
+        deletes in transactions of at most --batch rows (default \(batch.defaultValue)), so it may run while the
         service writes (for example daily from cron); freed space is reused, the file does not shrink.
         TIME is ISO 8601 with an offset (2026-11-30T14:05:00Z, 2026-11-30T15:05:00.250+01:00) or Unix
         nanoseconds. --from is inclusive, --to exclusive.
-
-        OPTIONS:
-          --site ID        the site (required)
-          --tag T          only this tag (repeatable; default: every tag of the site)
-          --from TIME      start, inclusive
-          --to TIME        end, exclusive
-          --format F       csv (default), lp or geojson
-          --last           the last known position of every tag
-          --measurements   the recorded raw ingest lines
-          --output FILE    write there instead of standard output
-          --prune          apply retention (see above); --site is then not needed
-          --full-days N    with --prune: days at full rate (default 7)
-          --keep-days M    with --prune: days kept at all (default 90; at least --full-days)
-          --batch ROWS     with --prune: rows per transaction (default 10000)
-          --data-dir DIR   data directory (default ./sextant-data)
-          -h, --help       show this help
         """
 
+    static let site = Option.text("site", "ID", help: "the site (required, but with --prune)")
+    static let tag = Option.list("tag", "T", help: "only this tag (default: every tag of the site)")
+    static let format = Option.text("format", "F", default: "csv", help: "csv, lp or geojson")
+    static let last = Option.flag("last", help: "the last known position of every tag")
+    static let measurements = Option.flag("measurements", help: "the recorded raw ingest lines")
+    static let output = Option.text("output", "FILE", default: "-", help: "write there ('-': standard output)")
+    static let prune = Option.flag("prune", help: "apply retention (see above); --site is then not needed")
+    static let fullDays = Option.number("full-days", "N", default: 7, in: 0...36_500, help: "with --prune: days at full rate")
+    static let keepDays = Option.number("keep-days", "M", default: 90, in: 0...36_500,
+                                        help: "with --prune: days kept at all (at least --full-days)")
+    static let batch = Option.integer("batch", "ROWS", default: 10_000, in: 1...10_000_000,
+                                      help: "with --prune: rows per transaction")
+    static let spec = CommandSpec("history", about: about, options: [
+        site.spec, tag.spec, StoreOptions.from.spec, StoreOptions.to.spec, format.spec, last.spec, measurements.spec, output.spec,
+        prune.spec, fullDays.spec, keepDays.spec, batch.spec,
+    ] + StoreOptions.specs)
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "history", options: ["site", "tag", "from", "to", "format", "output", "data-dir",
-                                                                    "full-days", "keep-days", "batch"],
-                              switches: ["last", "measurements", "prune"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        if a.flag("prune") { return try prune(a) }
-        let site = try a.required("site")
+        if a[prune] { return try prune(a) }
+        let site = try a.required(Self.site)
         let (from, to) = try StoreOptions.range(a)
-        let format = a.string("format") ?? "csv"
+        let format = a[Self.format]
         guard ["csv", "lp", "geojson"].contains(format) else {
             throw CommandError.usage("history: --format must be csv, lp or geojson, got '\(format)'")
         }
-        guard a.positional.isEmpty else { throw CommandError.usage("history: unexpected argument '\(a.positional[0])'") }
-        guard !(a.flag("last") && a.flag("measurements")) else {
+        try a.noOperands()
+        guard !(a[last] && a[measurements]) else {
             throw CommandError.usage("history: --last and --measurements exclude each other")
         }
-        if a.flag("last"), from != nil || to != nil {
+        if a[last], from != nil || to != nil {
             throw CommandError.usage("history: --last takes no --from or --to (it is each tag's newest position)")
         }
         let store = try StoreOptions.open(a)
         try StoreOptions.requireSite(site, in: store, command: "history")
-        let sink = try OutputSink(a.string("output") ?? "-")
-        if a.flag("measurements") {
-            guard a.string("format") == nil || format == "lp" else {
+        let sink = try OutputSink(a[output])
+        if a[measurements] {
+            guard !a.given(Self.format) || format == "lp" else {
                 throw CommandError.usage("history: --measurements writes line protocol only")
             }
             try store.forEachMeasurementPage(site: site, from: from, to: to) { page in
@@ -79,17 +79,17 @@ enum HistoryCommand {
             return
         }
         if format == "csv" { try sink.write(PositionExport.csvHeader) }
-        if a.flag("last") {
+        if a[last] {
             var last = try store.lastPositions(site: site)
-            if !a.strings("tag").isEmpty {
-                let wanted = Set(a.strings("tag"))
+            if !a[tag].isEmpty {
+                let wanted = Set(a[tag])
                 last = last.filter { wanted.contains($0.tag) }
             }
             try write(last, format: format, to: sink)
             try sink.flush()
             return
         }
-        var tags = a.strings("tag")
+        var tags = a[tag]
         if tags.isEmpty { tags = try store.tags(site: site).map(\.tag) }
         var features: [String] = []
         for tag in tags {
@@ -104,10 +104,9 @@ enum HistoryCommand {
     }
 
     private static func prune(_ a: Arguments) throws {
-        let fullDays = try a.double("full-days", default: 7, in: 0...36_500)
-        let keepDays = try a.double("keep-days", default: 90, in: 0...36_500)
+        let fullDays = a[Self.fullDays], keepDays = a[Self.keepDays]
         guard keepDays >= fullDays else { throw CommandError.usage("history: --keep-days must be at least --full-days") }
-        let batch = try a.int("batch", default: 10_000, in: 1...10_000_000)
+        let batch = a[Self.batch]
         let day = 86_400e9
         let policy = RetentionPolicy(fullRate: Nanoseconds(fullDays * day), keep: Nanoseconds(keepDays * day))
         let now = Nanoseconds(Date().timeIntervalSince1970 * 1e9)

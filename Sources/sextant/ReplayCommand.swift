@@ -1,67 +1,63 @@
 import Foundation
 import Positioning
 import Pipeline
+import Server
 import Wire
 
 /// `sextant replay`: positions a recorded ingest stream.
 enum ReplayCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant replay --site FILE [--site FILE ...] [--input FILE|-] [--output FILE|-]
 
         Reads ingest lines (InfluxDB line protocol: ranging, motion, removed, session; each with a Unix
         nanosecond timestamp, in time order), runs the positioning engine, and writes position, proximity
         and removed lines. A summary goes to standard error at the end: lines read, positions written,
         rejected lines by reason (with the first rejected lines and why).
-
-        OPTIONS:
-          --site FILE            a site map (JSON); repeat for several sites
-          --input FILE           ingest lines; '-' or absent: standard input
-          --output FILE          output lines; '-' or absent: standard output
-          --output-interval S    at most one line per tag every S seconds (default 0.1; 0: every update)
-          --tag-timeout S        remove a tag after S seconds without measurements (default 10)
-          --max-lateness S       refuse as 'late' a ranging line more than S seconds older than the
-                                 latest line of its tag (default 1); a file must be in time order
-                                 within that
-          --precision UNIT       the unit of the timestamps: ns (default), us, ms or s
-          --no-bias-learning     do not learn anchor range biases online
-          --smooth               write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory
-                                 instead of the live filter's positions: position lines only, at the
-                                 same times; holds the run in memory (about 0.4 KB per ranging line)
-          --anchors              also print each anchor's health at the end (stderr): its lines, how
-                                 long before the end it was last heard, the shares of its ranges
-                                 rejected and taken for blocked paths, its normalised innovation RMS
-                                 (1 or less; an anchor whose map position is wrong shows several
-                                 times the others'), and its learned bias
-          -h, --help             show this help
         """
 
+    static let site = Option.list("site", "FILE", help: "a site map (JSON)")
+    static let input = Option.text("input", "FILE", default: "-", help: "ingest lines ('-': standard input)")
+    static let output = Option.text("output", "FILE", default: "-", help: "output lines ('-': standard output)")
+    /// The engine's settings, declared once with `serve`'s (`ServiceConfig.settings`).
+    static let engineSettings = ["outputInterval", "tagTimeout", "maxLateness", "learnBias"].map { ServiceConfig.setting(key: $0)! }
+    static let precision = Option<TimestampPrecision>.choice("precision", "UNIT", TimestampPrecision.allCases.map { ($0.rawValue, $0) },
+                                                             default: "ns", help: "the unit of the timestamps: ns, us, ms or s")
+    static let smooth = Option.flag("smooth", help: """
+        write the fixed-interval (Rauch–Tung–Striebel) smoothed trajectory instead of the live filter's \
+        positions: position lines only, at the same times; holds the run in memory (about 0.4 KB per ranging line)
+        """)
+    static let anchors = Option.flag("anchors", help: """
+        also print each anchor's health at the end (stderr): its lines, how long before the end it was \
+        last heard, the shares of its ranges rejected and taken for blocked paths, its normalised \
+        innovation RMS (1 or less; an anchor whose map position is wrong shows several times the \
+        others'), and its learned bias
+        """)
+    static let spec = CommandSpec("replay", about: about, options: [site.spec, input.spec, output.spec]
+                                  + engineSettings.map { OptionSpec(setting: $0, showingKey: false) } + [precision.spec, smooth.spec, anchors.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "replay",
-                              options: ["site", "input", "output", "output-interval", "tag-timeout", "max-lateness",
-                                        "precision"],
-                              switches: ["no-bias-learning", "smooth", "anchors"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePaths = a.strings("site")
+        let sitePaths = a[site]
         guard !sitePaths.isEmpty else { throw CommandError.usage("replay: --site is required (see 'sextant replay --help')") }
+        var settings = ServiceConfig()
+        for setting in engineSettings {
+            let flag = OptionSpec(setting: setting, showingKey: false)
+            if a.given(flag) { try setting.apply(flagValues: a.texts(flag), to: &settings) }
+        }
         var config = EngineConfig()
-        config.outputInterval = try a.double("output-interval", default: config.outputInterval, in: 0...3600)
-        config.tagTimeout = try a.double("tag-timeout", default: config.tagTimeout, in: 0.1...86_400)
-        config.maxLateness = try a.double("max-lateness", default: config.maxLateness, in: 0...3600)
-        config.learnBias = !a.flag("no-bias-learning")
-        let smooth = a.flag("smooth")
+        config.outputInterval = settings.outputInterval
+        config.tagTimeout = settings.tagTimeout
+        config.maxLateness = settings.maxLateness
+        config.learnBias = settings.learnBias
+        let smooth = a[Self.smooth]
         config.recordForSmoothing = smooth
         let sites = try sitePaths.map(loadSite)
-        let input = a.string("input") ?? "-", outputPath = a.string("output") ?? "-"
+        let input = a[Self.input], outputPath = a[output]
 
         let sink = try OutputSink(outputPath)
-        var precision = TimestampPrecision.ns
-        if let v = a.string("precision") {
-            guard let p = TimestampPrecision(rawValue: v) else {
-                throw CommandError.usage("replay: --precision must be \(TimestampPrecision.names), got '\(v)'")
-            }
-            precision = p
-        }
-        var pipeline = Pipeline(sites: sites, config: config, timestamps: .requireTimestamp, precision: precision)
+        var pipeline = Pipeline(sites: sites, config: config, timestamps: .requireTimestamp, precision: a[precision])
         let started = Date()
         if smooth {
             var discarded: [UInt8] = []
@@ -89,7 +85,7 @@ enum ReplayCommand {
             summary += "\nreplay: … \(pipeline.rejections.total - pipeline.rejectionMessages.count) more rejected lines"
         }
         printError(summary)
-        if a.flag("anchors") { printError(String(anchorTable(pipeline.engine.anchorReports()).dropLast())) }
+        if a[anchors] { printError(String(anchorTable(pipeline.engine.anchorReports()).dropLast())) }
     }
 
     /// The anchors' health as `sextant status --anchors` prints it, with the silence counted back from

@@ -6,8 +6,8 @@ import Store
 
 /// `sextant site`: the site maps stored in the data directory.
 enum SiteCommand {
-    static let help = """
-        USAGE: sextant site <action> [--data-dir DIR]
+    static let about = """
+        USAGE: sextant site <action> [--data-dir DIR | --config FILE]
 
         The site maps in the data directory's database (the ones `sextant serve` serves).
 
@@ -23,14 +23,15 @@ enum SiteCommand {
           list                            one line per site: id, dimensions, anchors, zones, tags, name
           show ID                         a site's anchors and zones, and how many tags have history
           remove ID                       delete a map (its history stays)
-
-        OPTIONS:
-          --data-dir DIR   data directory (default ./sextant-data)
-          -h, --help       show this help
         """
 
+    static let format = Option.text("format", "F", default: "json", help: "with export: json or geojson")
+    static let output = Option.text("output", "FILE", default: "-", help: "with export: write there ('-': standard output)")
+    static let spec = CommandSpec("site", about: about, options: [format.spec, output.spec] + StoreOptions.specs)
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "site", options: ["data-dir", "format", "output"], switches: [])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
         guard let action = a.positional.first else { throw CommandError.usage("site: an action is required\n\n" + help) }
         let operands = Array(a.positional.dropFirst())
@@ -88,13 +89,13 @@ enum SiteCommand {
     }
 
     private static func export(id: String, _ a: Arguments) throws {
-        let format = a.string("format") ?? "json"
+        let format = a[Self.format]
         guard format == "json" || format == "geojson" else {
             throw CommandError.usage("site export: --format must be json or geojson, got '\(format)'")
         }
         let store = try StoreOptions.open(a)
         guard let json = try store.siteJSON(id: id) else { throw unknown(id) }
-        let sink = try OutputSink(a.string("output") ?? "-")
+        let sink = try OutputSink(a[output])
         if format == "json" {
             try sink.write { $0.append(contentsOf: json) }
         } else {

@@ -4,8 +4,8 @@ import Wire
 
 /// `sextant status`: asks a running service for its counters.
 enum StatusCommand {
-    static let help = """
-        USAGE: sextant status [--host H] [--port P] [--anchors] [--lp] [--token-file FILE]
+    static let about = """
+        USAGE: sextant status [--host H] [--port P] [--config FILE] [--anchors] [--lp] [--token-file FILE]
 
         Connects to a running service's feed port, sends '#stats', and prints its counters (lines in,
         rejected by reason, positions out, feed clients, dropped feed lines, history rows written,
@@ -18,34 +18,62 @@ enum StatusCommand {
         errors; an anchor that was moved shows several times the others'), and the range bias
         learned for it.
 
-        OPTIONS:
-          --host H       the service's address (default 127.0.0.1)
-          --port P       its feed port (default 7401)
-          --anchors      the anchors' health instead of the counters
-          --lp           print line protocol instead: the one 'sextant_stats' line, or with --anchors
-                         the 'anchor_health' lines
-          --timeout S    give up after S seconds (default 5)
-          --token-file FILE  a file holding the feed token, when the service requires one (the
-                         environment variable SEXTANT_FEED_TOKEN works too; a token is never taken
-                         on the command line, where other users could read it)
-          -h, --help     show this help
+        With --config FILE (the service's JSON config) it connects to that service: its feedPort, and
+        its bind address (loopback when the service listens on every interface); --host and --port win.
         """
 
+    static let host = Option.text("host", "H", help: "the service's address", defaultText: "127.0.0.1, or the --config file's bind")
+    static let port = Option.integer("port", "P", in: 1...65535, help: "its feed port",
+                                     defaultText: "\(ServiceConfig().feedPort), or the --config file's feedPort")
+    static let anchors = Option.flag("anchors", help: "the anchors' health instead of the counters")
+    static let lp = Option.flag("lp", help: """
+        print line protocol instead: the one 'sextant_stats' line, or with --anchors the 'anchor_health' lines
+        """)
+    static let timeout = Option.number("timeout", "S", default: 5, in: 0.1...3600, help: "give up after S seconds")
+    static let tokenFile = Option.text("token-file", "FILE", help: """
+        a file holding the feed token, when the service requires one (the environment variable \
+        SEXTANT_FEED_TOKEN works too; a token is never taken on the command line, where other users could read it)
+        """)
+    static let spec = CommandSpec("status", about: about, options: [
+        host.spec, port.spec, anchors.spec, lp.spec, timeout.spec, tokenFile.spec, ConfigFile.option.spec,
+    ])
+    static var help: String { spec.help }
+
+    /// Where the service is: the flags, else the `--config` file's bind address and feed port, else
+    /// 127.0.0.1:7401.
+    static func address(_ a: Arguments) throws -> (host: String, port: UInt16) {
+        let config = try ConfigFile.load(a)
+        let host = a[Self.host] ?? (a.given(ConfigFile.option) ? connectable(config.bindAddress) : "127.0.0.1")
+        if let p = a[port] { return (host, UInt16(p)) }
+        guard config.feedPort != 0 else {
+            throw CommandError.usage("status: the config file's feedPort is 0 (any free port); give --port")
+        }
+        return (host, config.feedPort)
+    }
+
+    /// The address to connect to for a bind address: loopback for a wildcard one.
+    static func connectable(_ bind: String) -> String {
+        switch bind {
+        case "0.0.0.0": "127.0.0.1"
+        case "::", "[::]": "::1"
+        default: bind
+        }
+    }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "status", options: ["host", "port", "timeout", "token-file"], switches: ["lp", "anchors"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let host = a.string("host") ?? "127.0.0.1"
-        let port = UInt16(try a.int("port", default: 7401, in: 1...65535))
-        let timeout = try a.double("timeout", default: 5, in: 0.1...3600)
+        let (host, port) = try address(a)
+        let timeout = a[Self.timeout]
         var token = ProcessInfo.processInfo.environment["SEXTANT_FEED_TOKEN"]
-        if let path = a.string("token-file") {
+        if let path = a[tokenFile] {
             token = String(decoding: try readSmallFile(path, limit: 1 << 16, kind: "a token file"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let text: String
         do {
-            text = a.flag("anchors")
+            text = a[anchors]
                 ? try StatsClient.request("#anchors", host: host, port: port, timeout: timeout, token: token)
-                : try StatsClient.request(host: host, port: port, lineProtocol: a.flag("lp"), timeout: timeout,
+                : try StatsClient.request(host: host, port: port, lineProtocol: a[lp], timeout: timeout,
                                           token: token)
         } catch {
             throw CommandError(message: "status: cannot reach the service at \(host):\(port): \(error)", code: .failure)
@@ -54,8 +82,8 @@ enum StatusCommand {
             throw CommandError(message: "status: the service refused: \(text.dropFirst(9).trimmingCharacters(in: .newlines))",
                                code: .failure)
         }
-        if a.flag("lp") { print(text, terminator: ""); return }
-        if a.flag("anchors") { print(anchorTable(text), terminator: ""); return }
+        if a[lp] { print(text, terminator: ""); return }
+        if a[anchors] { print(anchorTable(text), terminator: ""); return }
         let pairs = ServiceStats.parse(commentLines: text)
         guard !pairs.isEmpty else { throw CommandError(message: "status: no counters in the reply", code: .failure) }
         let width = pairs.map(\.0.count).max() ?? 0

@@ -1,23 +1,36 @@
 import Foundation
 import Positioning
+import Server
 import Store
 import Wire
 
 /// Options shared by the commands that read the data directory (`site`, `history`, `zones`).
 enum StoreOptions {
-    /// The data directory's default, the same as `sextant serve`'s.
-    static let defaultDataDirectory = "./sextant-data"
+    /// `--data-dir DIR`: the same declaration as `serve`'s (`ServiceConfig.settings`, key `dataDirectory`).
+    static let dataDirectory = Option<String?>.setting("dataDirectory")
+    /// `--from TIME` and `--to TIME`.
+    static let from = Option.time("from", help: "start, inclusive")
+    static let to = Option.time("to", help: "end, exclusive")
 
-    /// Opens the store in `--data-dir` (default `./sextant-data`). Reading commands refuse a directory
-    /// without a database rather than create an empty one.
+    /// The options every command that reads the store takes.
+    static let specs = [dataDirectory.spec, ConfigFile.option.spec]
+
+    /// The data directory: `--data-dir`, else the `--config` file's `dataDirectory`, else the default.
+    static func directory(_ a: Arguments) throws -> String {
+        if let d = a[dataDirectory] { return d }
+        return try ConfigFile.load(a).dataDirectory
+    }
+
+    /// Opens the store in the data directory. Reading commands refuse a directory without a database
+    /// rather than create an empty one.
     /// - Parameters:
     ///   - a: the parsed arguments.
     ///   - create: create the directory and database if missing (for `site import`).
     static func open(_ a: Arguments, create: Bool = false) throws -> HistoryStore {
-        let directory = a.string("data-dir") ?? defaultDataDirectory
+        let directory = try directory(a)
         let file = (directory as NSString).appendingPathComponent(StoreSchema.fileName)
         guard create || FileManager.default.fileExists(atPath: file) else {
-            throw CommandError(message: "\(a.command): no database at '\(file)' (see --data-dir)", code: .noInput)
+            throw CommandError(message: "\(a.command): no database at '\(file)' (see --data-dir and --config)", code: .noInput)
         }
         do {
             return try HistoryStore(directory: directory)
@@ -33,19 +46,9 @@ enum StoreOptions {
         throw CommandError(message: "\(command): no site '\(id)' in the database (see 'sextant site list')", code: .noInput)
     }
 
-    /// The time of option `name` (ISO 8601 or Unix nanoseconds), or nil when absent.
-    static func time(_ a: Arguments, _ name: String) throws(CommandError) -> Nanoseconds? {
-        guard let text = a.string(name) else { return nil }
-        guard let t = TimeText.parse(text) else {
-            throw .usage("\(a.command): --\(name) must be an ISO 8601 time with an offset (2026-11-30T14:05:00Z, "
-                         + "2026-11-30T15:05:00.250+01:00) or Unix nanoseconds, got '\(text)'")
-        }
-        return t
-    }
-
     /// `--from` and `--to`, checked to be in order.
     static func range(_ a: Arguments) throws(CommandError) -> (from: Nanoseconds?, to: Nanoseconds?) {
-        let from = try time(a, "from"), to = try time(a, "to")
+        let from = a[from], to = a[to]
         if let from, let to, to < from { throw .usage("\(a.command): --to is before --from") }
         return (from, to)
     }

@@ -5,7 +5,7 @@ import Survey
 
 /// `sextant survey anchors`: each anchor's mapped position checked against its ranges, without truth.
 enum SurveyAnchorsCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant survey anchors --site FILE --input FILE [--3d] [--tolerance M] [--out FILE]
 
         Checks where each anchor is against the map, from a recording of tags moving about the site
@@ -16,29 +16,29 @@ enum SurveyAnchorsCommand {
         shift from the map with 1-σ, and MOVED where the shift is beyond 3 σ and beyond --tolerance.
         By default x and y are solved and the mounting heights kept; --3d solves z too (3-D sites,
         with tags at varied heights). Exits with 1 when an anchor is MOVED.
-
-        OPTIONS:
-          --site FILE        the site map (JSON)
-          --input FILE       ingest lines: a recording of tags moving about the site
-          --3d               solve the anchors' heights too
-          --tolerance M      smallest shift reported as MOVED, metres (default 0.2)
-          --out FILE         write the site file with the MOVED anchors at their estimated positions
-          -h, --help         show this help
         """
 
+    static let site = SurveyIO.site
+    static let input = Option.text("input", "FILE", help: "ingest lines: a recording of tags moving about the site")
+    static let solveHeight = Option.flag("3d", help: "solve the anchors' heights too")
+    static let tolerance = Option.number("tolerance", "M", default: 0.2, in: 0...100, help: "smallest shift reported as MOVED, metres")
+    static let out = Option.text("out", "FILE", help: "write the site file with the MOVED anchors at their estimated positions")
+    static let spec = CommandSpec("survey anchors", about: about,
+                                  options: [site.spec, input.spec, solveHeight.spec, tolerance.spec, out.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey anchors", options: ["site", "input", "tolerance", "out"],
-                              switches: ["3d"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePath = try a.required("site"), inputPath = try a.required("input")
-        let tolerance = try a.double("tolerance", default: 0.2, in: 0...100)
+        let sitePath = try a.required(site), inputPath = try a.required(input)
+        let tolerance = a[Self.tolerance]
         let site = try loadSite(sitePath)
         let input = try SurveyIO.readInput(inputPath, command: "survey anchors")
         guard input.events.contains(where: { $0.site == site.id }) else {
             throw CommandError.data("survey anchors: no line of site '\(site.id)' in \(inputPath)")
         }
         let progress = ProgressLine("survey anchors")
-        let results = AnchorPositionCheck.run(site: site, events: input.events, solveHeight: a.flag("3d")) { done, all in
+        let results = AnchorPositionCheck.run(site: site, events: input.events, solveHeight: a[solveHeight]) { done, all in
             progress.update(Double(done) / Double(all))
         }
         progress.finish()
@@ -65,7 +65,7 @@ enum SurveyAnchorsCommand {
         print(movedIDs.isEmpty
               ? "no anchor is more than \(TextFormat.fixed(tolerance, 2)) m and 3 σ from its mapped position"
               : "MOVED (beyond \(TextFormat.fixed(tolerance, 2)) m and 3 σ): " + movedIDs.joined(separator: ", "))
-        if let out = a.string("out") {
+        if let out = a[out] {
             try SurveyIO.write(moved.jsonBytes(), to: out)
             print("site file with the MOVED anchors at their estimated positions written to \(out)")
         }

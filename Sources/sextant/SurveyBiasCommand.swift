@@ -5,7 +5,7 @@ import Survey
 
 /// `sextant survey bias`: range bias and noise per anchor from a tag at known positions.
 enum SurveyBiasCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant survey bias --site FILE --input FILE (--truth FILE | --at X,Y,Z) [--out FILE]
 
         Estimates each anchor's range bias (measured − true distance: a Huber mean, little moved by NLOS
@@ -13,37 +13,38 @@ enum SurveyBiasCommand {
         known positions: a ground-truth track (--truth, CSV t_ns,site,tag,x,y,z) or one point where
         every tag stood (--at). Prints the figures; with --out, writes the site file with `rangeBias`
         and `rangeStd` set from the anchor's default technology.
-
-        OPTIONS:
-          --site FILE        the site map (JSON)
-          --input FILE       ingest lines (ranging to the tags)
-          --truth FILE       ground truth CSV
-          --at X,Y,Z         the tags' fixed position, site frame, metres
-          --min-count N      fewest ranges for an anchor's figures to be written (default 10)
-          --out FILE         write the site file with the estimated rangeBias and rangeStd
-          -h, --help         show this help
         """
 
+    static let site = SurveyIO.site
+    static let input = Option.text("input", "FILE", help: "ingest lines (ranging to the tags)")
+    static let truth = Option.text("truth", "FILE", help: "ground truth CSV")
+    static let at = Option.text("at", "X,Y,Z", help: "the tags' fixed position, site frame, metres")
+    static let minCount = Option.integer("min-count", "N", default: 10, in: 1...Int.max,
+                                         help: "fewest ranges for an anchor's figures to be written")
+    static let out = Option.text("out", "FILE", help: "write the site file with the estimated rangeBias and rangeStd")
+    static let spec = CommandSpec("survey bias", about: about,
+                                  options: [site.spec, input.spec, truth.spec, at.spec, minCount.spec, out.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey bias", options: ["site", "input", "truth", "at", "out", "min-count"],
-                              switches: [])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePath = try a.required("site"), inputPath = try a.required("input")
-        let minCount = try a.int("min-count", default: 10, in: 1...Int.max)
-        let truth: TruthSource
-        switch (a.string("truth"), a.string("at")) {
-        case (let path?, nil): truth = .track(try SurveyIO.readTruth(path))
+        let sitePath = try a.required(site), inputPath = try a.required(input)
+        let minCount = a[Self.minCount]
+        let truthSource: TruthSource
+        switch (a[truth], a[at]) {
+        case (let path?, nil): truthSource = .track(try SurveyIO.readTruth(path))
         case (nil, let at?):
             let parts = at.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 3, parts.allSatisfy(\.isFinite) else {
                 throw CommandError.usage("survey bias: --at must be X,Y,Z in metres, got '\(at)'")
             }
-            truth = .fixed(Vec3(parts[0], parts[1], parts[2]))
+            truthSource = .fixed(Vec3(parts[0], parts[1], parts[2]))
         default: throw CommandError.usage("survey bias: give exactly one of --truth FILE and --at X,Y,Z")
         }
         let site = try loadSite(sitePath)
         let input = try SurveyIO.readInput(inputPath, command: "survey bias")
-        let residuals = BiasEstimation.residuals(site: site, rangings: input.rangings(site: site.id), truth: truth)
+        let residuals = BiasEstimation.residuals(site: site, rangings: input.rangings(site: site.id), truth: truthSource)
         guard !residuals.isEmpty else {
             throw CommandError.data("survey bias: no ranges of site '\(site.id)' with a known true position in \(inputPath)")
         }
@@ -59,7 +60,7 @@ enum SurveyBiasCommand {
         let applied = BiasEstimation.apply(biases, to: site, minCount: minCount)
         let skipped = site.anchors.map(\.id).filter { !applied.updated.contains($0) }
         if !skipped.isEmpty { print("fewer than \(minCount) ranges, left unchanged: " + skipped.joined(separator: ", ")) }
-        if let out = a.string("out") {
+        if let out = a[out] {
             try SurveyIO.write(applied.site.jsonBytes(), to: out)
             print("site file with rangeBias and rangeStd written to \(out)")
         } else {

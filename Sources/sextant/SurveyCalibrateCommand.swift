@@ -4,7 +4,7 @@ import Survey
 
 /// `sextant survey calibrate`: anchor self-positioning from anchor-to-anchor ranges.
 enum SurveyCalibrateCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant survey calibrate --site FILE --ranges FILE [--fixed A1,A2,A3] [--3d] [--out FILE]
 
         Finds where the anchors really are from anchor-to-anchor ranges: `ranging` lines whose tag is
@@ -18,22 +18,24 @@ enum SurveyCalibrateCommand {
         By default x and y are solved and each anchor's height is kept from the site file (mounting
         heights are easy to measure, and ranges between anchors at similar heights hardly observe z);
         --3d solves z as well.
-
-        OPTIONS:
-          --site FILE        the site map (JSON): reference positions, anchor ids, heights
-          --ranges FILE      ingest lines with anchor-to-anchor ranges
-          --fixed IDS        comma-separated reference anchor ids (at least 3)
-          --3d               solve heights too
-          --out FILE         write the site file with the calibrated positions
-          -h, --help         show this help
         """
 
+    static let site = Option.text("site", "FILE", help: "the site map (JSON): reference positions, anchor ids, heights")
+    static let ranges = Option.text("ranges", "FILE", help: "ingest lines with anchor-to-anchor ranges")
+    static let fixed = Option.text("fixed", "IDS", help: "comma-separated reference anchor ids (at least 3)",
+                                   defaultText: "the site's first three")
+    static let solveHeight = Option.flag("3d", help: "solve heights too")
+    static let out = Option.text("out", "FILE", help: "write the site file with the calibrated positions")
+    static let spec = CommandSpec("survey calibrate", about: about,
+                                  options: [site.spec, ranges.spec, fixed.spec, solveHeight.spec, out.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey calibrate", options: ["site", "ranges", "fixed", "out"], switches: ["3d"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePath = try a.required("site"), rangesPath = try a.required("ranges")
-        var options = CalibrationOptions(dimensions: a.flag("3d") ? 3 : 2)
-        if let fixed = a.string("fixed") {
+        let sitePath = try a.required(site), rangesPath = try a.required(ranges)
+        var options = CalibrationOptions(dimensions: a[solveHeight] ? 3 : 2)
+        if let fixed = a[fixed] {
             options.fixed = fixed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         let site = try loadSite(sitePath)
@@ -57,7 +59,7 @@ enum SurveyCalibrateCommand {
         if !result.uncalibrated.isEmpty {
             print("not calibrated (no ranges), left as in the site file: " + result.uncalibrated.joined(separator: ", "))
         }
-        if let out = a.string("out") {
+        if let out = a[out] {
             try SurveyIO.write(result.site.jsonBytes(), to: out)
             print("site file written to \(out)")
         } else {

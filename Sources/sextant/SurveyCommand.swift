@@ -20,7 +20,7 @@ enum SurveyCommand {
         bias, and the accuracy a recording proves.
 
         SUBCOMMANDS:
-        \(subcommands.map { "  " + $0.name.padding(toLength: 11, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+        \(subcommands.listing(column: 11))
 
         Run 'sextant survey <subcommand> --help' for its options.
         """ }
@@ -28,10 +28,7 @@ enum SurveyCommand {
     static func run(_ argv: [String]) throws {
         guard let first = argv.first else { throw CommandError.usage(help) }
         if first == "--help" || first == "-h" || first == "help" { print(help); return }
-        guard let sub = subcommands.first(where: { $0.name == first }) else {
-            throw CommandError.usage("survey: unknown subcommand '\(first)'\n\n" + help)
-        }
-        try sub.run(Array(argv.dropFirst()))
+        try subcommands.named(first, unknown: "survey: unknown subcommand", help: help).run(Array(argv.dropFirst()))
     }
 }
 
@@ -63,6 +60,9 @@ final class ProgressLine {
 
 /// Helpers shared by the survey subcommands.
 enum SurveyIO {
+    /// `--site FILE`, the site map every survey subcommand reads.
+    static let site = Option.text("site", "FILE", help: "the site map (JSON)")
+
     /// Writes bytes to a file (73 when it cannot be created).
     static func write(_ bytes: [UInt8], to path: String) throws {
         let sink = try OutputSink(path)

@@ -4,7 +4,7 @@ import Survey
 
 /// `sextant survey coverage`: the expected accuracy map of a site.
 enum SurveyCoverageCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant survey coverage --site FILE --out FILE.png|FILE.svg|FILE.pdf [--resolution M] [--height H]
 
         Maps the expected 1-σ horizontal accuracy over the site's bounds: in every cell, the Cramér–Rao
@@ -14,23 +14,23 @@ enum SurveyCoverageCommand {
         their direction cones and the zones, with a colour bar and a legend. A summary goes to standard
         output: the share of the area under 0.1 m, 0.3 m and 1 m, and the cells with fewer anchors than
         a fix needs.
-
-        OPTIONS:
-          --site FILE        the site map (JSON)
-          --out FILE         the figure: .png, .svg or .pdf
-          --resolution M     cell size in metres (default 0.5)
-          --height H         tag height in metres (default: the site's tagHeight, else 1.2 m above the floor,
-                             moved into the site's tagHeightRange)
-          -h, --help         show this help
         """
 
+    static let site = SurveyIO.site
+    static let out = Option.text("out", "FILE", help: "the figure: .png, .svg or .pdf")
+    static let resolution = Option.number("resolution", "M", default: 0.5, in: 0.01...100, help: "cell size in metres")
+    static let height = Option.number("height", "H", in: -1000...1000, help: "tag height in metres",
+                                      defaultText: "the site's tagHeight, else 1.2 m above the floor, moved into the site's tagHeightRange")
+    static let spec = CommandSpec("survey coverage", about: about, options: [site.spec, out.spec, resolution.spec, height.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey coverage", options: ["site", "out", "resolution", "height"], switches: [])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePath = try a.required("site"), out = try a.required("out")
+        let sitePath = try a.required(site), out = try a.required(Self.out)
         _ = try SurveyIO.imageFormat(out, command: "survey coverage")
-        let resolution = try a.double("resolution", default: 0.5, in: 0.01...100)
-        let height = a.string("height") == nil ? nil : try a.double("height", default: 0, in: -1000...1000)
+        let resolution = a[Self.resolution]
+        let height = a[Self.height]
         let site = try loadSite(sitePath)
         let cells = (site.bounds.max.x - site.bounds.min.x) * (site.bounds.max.y - site.bounds.min.y) / (resolution * resolution)
         guard cells <= 4_000_000 else {

@@ -4,44 +4,51 @@ import Survey
 
 /// `sextant survey plan`: where to add anchors.
 enum SurveyPlanCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant survey plan --site FILE (--anchors N | --target M [--anchors MAX]) [--out FILE.png] [options]
 
         Suggests where to add UWB anchors, one at a time (greedy): N of them, or with --target as many
-        as it takes (at most --anchors, default 20) until the 95th percentile of the expected σ is at
+        as it takes (at most --anchors, default \(mostAnchors)) until the 95th percentile of the expected σ is at
         most M metres; it says whether the target was reached, and exits with 1 when it was not. Each anchor goes to the candidate place
         (along the walls every 2 m, and on a 5 m interior grid for columns, at the existing anchors'
         median mounting height) that most improves the worst coverage: the 95th percentile of the
         expected σ, with places without a fix counted as 10 m. Prints each suggestion with the coverage
         summary before and after; with --out, writes the maps before and after (FILE-before.png and
         FILE-after.png, or .svg or .pdf), with the suggested anchors highlighted.
-
-        OPTIONS:
-          --site FILE        the site map (JSON)
-          --anchors N        anchors to add (1 to 20); with --target, the most to add (default 20)
-          --target M         stop when the 95th percentile of σ is at most M metres
-          --out FILE         base name of the before/after maps: .png, .svg or .pdf
-          --resolution M     cell size in metres of the maps the candidates are judged on (default 1)
-          --height H         mounting height in metres (default: the existing anchors' median)
-          --site-out FILE    write the site file with the suggested anchors added
-          -h, --help         show this help
         """
 
+    /// The most anchors `--target` adds when `--anchors` does not say.
+    static let mostAnchors = 20
+    static let site = SurveyIO.site
+    static let anchors = Option.integer("anchors", "N", in: 1...mostAnchors,
+                                        help: "anchors to add; with --target, the most to add", defaultText: "\(mostAnchors) with --target")
+    static let target = Option.number("target", "M", in: 0.001...100,
+                                      help: "stop when the 95th percentile of σ is at most M metres")
+    static let out = Option.text("out", "FILE", help: "base name of the before/after maps: .png, .svg or .pdf")
+    static let resolution = Option.number("resolution", "M", default: 1, in: 0.1...100,
+                                          help: "cell size in metres of the maps the candidates are judged on")
+    static let height = Option.number("height", "H", in: -1000...1000, help: "mounting height in metres",
+                                      defaultText: "the existing anchors' median")
+    static let siteOut = Option.text("site-out", "FILE", help: "write the site file with the suggested anchors added")
+    static let spec = CommandSpec("survey plan", about: about, options: [
+        site.spec, anchors.spec, target.spec, out.spec, resolution.spec, height.spec, siteOut.spec,
+    ])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey plan", options: ["site", "anchors", "target", "out", "resolution", "height", "site-out"],
-                              switches: [])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePath = try a.required("site")
-        let target = a.string("target") == nil ? nil : try a.double("target", default: 0, in: 0.001...100)
-        guard a.string("anchors") != nil || target != nil else {
+        let sitePath = try a.required(site)
+        let target = a[Self.target]
+        guard a[anchors] != nil || target != nil else {
             throw CommandError.usage("survey plan: give --anchors N, or --target M (metres)")
         }
-        var options = PlanOptions(anchors: try a.int("anchors", default: 20, in: 1...20))
+        var options = PlanOptions(anchors: a[anchors] ?? mostAnchors)
         options.target = target
-        options.resolution = try a.double("resolution", default: 1, in: 0.1...100)
-        if a.string("height") != nil { options.height = try a.double("height", default: 3, in: -1000...1000) }
+        options.resolution = a[resolution]
+        if let h = a[height] { options.height = h }
         var outs: (String, String)? = nil
-        if let out = a.string("out") {
+        if let out = a[out] {
             let ext = try SurveyIO.imageFormat(out, command: "survey plan").rawValue
             let base = String(out.dropLast(ext.count + 1))
             outs = (base + "-before." + ext, base + "-after." + ext)
@@ -81,7 +88,7 @@ enum SurveyPlanCommand {
                                   highlight: added)
             print("maps written to \(beforePath) and \(afterPath)")
         }
-        if let siteOut = a.string("site-out") {
+        if let siteOut = a[siteOut] {
             try SurveyIO.write(planned.jsonBytes(), to: siteOut)
             print("site file with the suggested anchors written to \(siteOut)")
         }

@@ -4,7 +4,7 @@ import Survey
 
 /// `sextant survey report`: an accuracy report of a recording against its ground truth.
 enum SurveyReportCommand {
-    static let help = """
+    static let about = """
         USAGE: sextant survey report --site FILE --input FILE [--truth FILE] --out DIR
 
         Runs the positioning engine over a recording (as 'sextant replay' would) and writes a report
@@ -18,30 +18,30 @@ enum SurveyReportCommand {
         estimated tracks, the range residuals against the estimated positions, the engine's predicted
         1-σ accuracy over time, and each anchor's health (normalised innovation RMS, rejected and
         blocked ranges, learned bias). Both kinds of report have these last figures.
-
-        OPTIONS:
-          --site FILE          the site map (JSON)
-          --input FILE         ingest lines
-          --truth FILE         ground truth CSV (t_ns,site,tag,x,y,z); optional
-          --out DIR            the report directory (created if missing)
-          --warmup S           seconds skipped at the start of every tag (default 2)
-          --no-bias-learning   do not learn anchor range biases online
-          -h, --help           show this help
         """
 
+    static let site = SurveyIO.site
+    static let input = Option.text("input", "FILE", help: "ingest lines")
+    static let truth = Option.text("truth", "FILE", help: "ground truth CSV (t_ns,site,tag,x,y,z); optional")
+    static let out = Option.text("out", "DIR", help: "the report directory (created if missing)")
+    static let warmup = Option.number("warmup", "S", default: 2, in: 0...86_400, help: "seconds skipped at the start of every tag")
+    static let noBiasLearning = Option.flag("no-bias-learning", help: "do not learn anchor range biases online")
+    static let spec = CommandSpec("survey report", about: about,
+                                  options: [site.spec, input.spec, truth.spec, out.spec, warmup.spec, noBiasLearning.spec])
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "survey report", options: ["site", "input", "truth", "out", "warmup"],
-                              switches: ["no-bias-learning"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let sitePath = try a.required("site"), inputPath = try a.required("input")
-        let dir = try a.required("out")
+        let sitePath = try a.required(site), inputPath = try a.required(input)
+        let dir = try a.required(out)
         var options = Evaluation.Options()
-        options.warmup = try a.double("warmup", default: 2, in: 0...86_400)
+        options.warmup = a[warmup]
         var config = EngineConfig()
-        config.learnBias = !a.flag("no-bias-learning")
+        config.learnBias = !a[noBiasLearning]
         let site = try loadSite(sitePath)
         var truth: [TruthSample] = []
-        if let truthPath = a.string("truth") {
+        if let truthPath = a[Self.truth] {
             truth = try SurveyIO.readTruth(truthPath)
             guard truth.contains(where: { $0.site == site.id }) else {
                 throw CommandError.data("survey report: \(truthPath) has no truth for site '\(site.id)'")

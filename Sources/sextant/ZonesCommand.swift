@@ -5,8 +5,8 @@ import Wire
 
 /// `sextant zones`: entries, exits and dwell time per tag and zone, from the stored zone events.
 enum ZonesCommand {
-    static let help = """
-        USAGE: sextant zones --site ID [--from TIME] [--to TIME] [--data-dir DIR] [--events]
+    static let about = """
+        USAGE: sextant zones --site ID [--from TIME] [--to TIME] [--data-dir DIR | --config FILE] [--events]
 
         Reads the zone events the live service stored and prints, per tag and zone: entries, exits,
         the time inside (dwell) and whether the tag is still inside at the end of the range.
@@ -14,26 +14,24 @@ enum ZonesCommand {
         (without --to it adds nothing); an exit with no enter before it in the range counts from
         --from. TIME is ISO 8601 with an offset (2026-11-30T14:05:00Z) or Unix nanoseconds; --from is
         inclusive, --to exclusive.
-
-        OPTIONS:
-          --site ID        the site (required)
-          --from TIME      start, inclusive
-          --to TIME        end, exclusive
-          --events         list the events instead (t_ns, time, tag, zone, event), as CSV
-          --data-dir DIR   data directory (default ./sextant-data)
-          -h, --help       show this help
         """
 
+    static let site = Option.text("site", "ID", help: "the site (required)")
+    static let events = Option.flag("events", help: "list the events instead (t_ns, time, tag, zone, event), as CSV")
+    static let spec = CommandSpec("zones", about: about,
+                                  options: [site.spec, StoreOptions.from.spec, StoreOptions.to.spec, events.spec] + StoreOptions.specs)
+    static var help: String { spec.help }
+
     static func run(_ argv: [String]) throws {
-        let a = try Arguments(argv, command: "zones", options: ["site", "from", "to", "data-dir"], switches: ["events"])
+        let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
-        let site = try a.required("site")
+        let site = try a.required(Self.site)
         let (from, to) = try StoreOptions.range(a)
-        guard a.positional.isEmpty else { throw CommandError.usage("zones: unexpected argument '\(a.positional[0])'") }
+        try a.noOperands()
         let store = try StoreOptions.open(a)
         try StoreOptions.requireSite(site, in: store, command: "zones")
         let events = try store.zoneEvents(site: site, from: from, to: to)
-        if a.flag("events") {
+        if a[Self.events] {
             print("t_ns,time,tag,zone,event")
             for e in events {
                 print("\(e.time),\(TimeText.iso8601(e.time)),\(PositionExport.csvField(e.tag)),\(PositionExport.csvField(e.zone)),"

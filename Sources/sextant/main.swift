@@ -2,13 +2,6 @@ import BuildInfo
 import Foundation
 import Numerics
 
-/// A subcommand of `sextant`.
-struct Subcommand {
-    let name: String
-    let summary: String
-    let run: ([String]) throws -> Void
-}
-
 let subcommands: [Subcommand] = [
     Subcommand(name: "demo", summary: "simulate the demo warehouse, position it, and show the result", run: DemoCommand.run),
     Subcommand(name: "replay", summary: "position a recorded ingest stream (line protocol in, positions out)", run: ReplayCommand.run),
@@ -28,7 +21,7 @@ let usage = """
     USAGE: sextant <command> [options]
 
     COMMANDS:
-    \(subcommands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+    \(subcommands.listing(column: 10))
 
     Run 'sextant <command> --help' for a command's options, 'sextant --version' for the version.
     """
@@ -57,9 +50,10 @@ if first == "--version" {
     print("sextant \(BuildInfo.version)")
     exit(0)
 }
-guard let command = subcommands.first(where: { $0.name == first }) else {
-    printError("sextant: unknown command '\(first)'\n\n" + usage)
-    exit(ExitCode.usage.rawValue)
+let command: Subcommand
+do { command = try subcommands.named(first, unknown: "sextant: unknown command", help: usage) } catch {
+    printError(error.message)
+    exit(error.code.rawValue)
 }
 do {
     try command.run(Array(args.dropFirst()))

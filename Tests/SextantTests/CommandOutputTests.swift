@@ -5,7 +5,7 @@ import Server
 @testable import sextant
 
 /// The `sextant` executable built beside this test bundle.
-private func sextantPath() throws -> String {
+func sextantPath() throws -> String {
     let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     var dir = URL(fileURLWithPath: me).deletingLastPathComponent()
     // The bundle may be `…/debug/SextantPackageTests.xctest` (a file) or a directory inside it.
@@ -18,7 +18,7 @@ private func sextantPath() throws -> String {
 }
 
 /// Runs `sextant` with standard output to `stdout` (a path); returns the exit status and standard error.
-private func run(_ arguments: [String], stdout: String = "/dev/null") throws -> (status: Int32, stderr: String) {
+func run(_ arguments: [String], stdout: String = "/dev/null") throws -> (status: Int32, stderr: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: try sextantPath())
     p.arguments = arguments
@@ -35,7 +35,7 @@ private func run(_ arguments: [String], stdout: String = "/dev/null") throws -> 
 }
 
 /// A scratch directory with the demo site imported, a short simulated run, its positions and truth.
-private final class Scratch {
+final class Scratch {
     let dir: URL
     var site: String { dir.appendingPathComponent("site.json").path }
     var data: String { dir.appendingPathComponent("data").path }
