@@ -84,7 +84,13 @@ enum ServeCommand {
     /// `--mqtt-instance`.
     static let mqttInstance = Option<String?>.text("mqtt-instance", "NAME", help: "names the MQTT status topic and the client ids",
                                                    defaultText: "sextant")
-    static let mqttOptions = [mqttBroker.spec, mqttPrefix.spec, mqttFormat.spec, mqttInstance.spec]
+    /// The MQTT flags, each with the key of the config file's `mqtt` object it sets.
+    static let mqttOptions = [(mqttBroker.spec, "mqtt.broker"), (mqttPrefix.spec, "mqtt.prefix"),
+                              (mqttFormat.spec, "mqtt.outputs"), (mqttInstance.spec, "mqtt.instance")].map { spec, key in
+        var spec = spec
+        spec.configKey = key
+        return spec
+    }
 
     static let spec = CommandSpec("serve", about: about,
                                   optionsTitle: "OPTIONS (a flag overrides the --config file, which overrides the default):",
