@@ -148,8 +148,7 @@ let webSocketHandshake = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebS
                                                             "ws://127.0.0.1:\(t.httpPort)/api/v1/feed/ws?kinds=position&rate=2"])
         defer { client.stop() }
         #expect(client.read { $0.contains("connected\n") })
-        let end = Date().addingTimeInterval(10)
-        while t.service.httpStreams() < 1 && Date() < end { usleep(5_000) }
+        #expect(!t.log.waitFor("http stream subscribed", timeout: 10).isEmpty)
         try t.ingest(demoLines(tags: 3, seconds: 6), waitForHistoryRows: 100)
         // Each tag's last stored position (the tags may have been removed since: their sessions ended).
         var latest: [String] = []

@@ -53,7 +53,7 @@ final class PrivateBroker {
         directory = temporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var conf = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 0\n"
-        conf += "log_dest file \(directory)/mosquitto.log\n"
+        conf += "log_dest file \(directory)/mosquitto.log\nlog_dest stderr\n"
         if getuid() == 0 { conf += "user root\n" }
         try conf.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         self.binary = binary
@@ -62,21 +62,32 @@ final class PrivateBroker {
 
     private let binary: String
 
-    /// Starts the broker and waits until it accepts connections (at most 10 s).
+    /// Starts the broker and waits until it logs that it listens (at most 10 s). Its log goes to the
+    /// file and to a pipe that a thread reads until the broker exits, so the broker never blocks on it.
     func start() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["-c", directory + "/mosquitto.conf"]
         p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
+        let pipe = Pipe()
+        p.standardError = pipe
+        let listening = DispatchSemaphore(value: 0)
+        let reader = pipe.fileHandleForReading
+        Thread.detachNewThread {
+            var seen = "", signalled = false
+            while true {
+                let data = reader.availableData  // blocks until the broker writes or exits
+                if data.isEmpty { break }
+                guard !signalled else { continue }
+                seen += String(decoding: data, as: UTF8.self)
+                if seen.contains(" running") { signalled = true; listening.signal() }  // "mosquitto version … running": listening
+            }
+        }
         try p.run()
         process = p
-        let end = Date().addingTimeInterval(10)
-        while Date() < end {
-            if (try? Socket.connect(host: "127.0.0.1", port: UInt16(port))) != nil { return }
-            usleep(10_000)
+        guard listening.wait(timeout: .now() + 10) == .success else {
+            throw MQTTTestError("the private mosquitto did not start on port \(port)")
         }
-        throw MQTTTestError("the private mosquitto did not start on port \(port)")
     }
 
     /// Kills the broker (SIGKILL: the test process's threads block SIGTERM, which a child inherits)
