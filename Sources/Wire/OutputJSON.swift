@@ -65,7 +65,7 @@ public enum OutputJSON {
             guard distance.isFinite, azimuth?.isFinite ?? true else { return false }
             head("proximity", site: site, tag: tag, to: &buffer)
             buffer.append(",\"anchor\":")
-            appendString(anchor, to: &buffer)
+            JSONText.appendQuoted(anchor, to: &buffer)
             time(t, to: &buffer)
             metres("distance", distance, &buffer)
             if let azimuth {
@@ -76,14 +76,14 @@ public enum OutputJSON {
             head("removed", site: site, tag: tag, to: &buffer)
             time(t, to: &buffer)
             buffer.append(",\"reason\":")
-            appendString(reason.rawValue, to: &buffer)
+            JSONText.appendQuoted(reason.rawValue, to: &buffer)
         case .zone(let site, let tag, let zone, let event, let t):
             head("zone", site: site, tag: tag, to: &buffer)
             buffer.append(",\"zone\":")
-            appendString(zone, to: &buffer)
+            JSONText.appendQuoted(zone, to: &buffer)
             time(t, to: &buffer)
             buffer.append(",\"event\":")
-            appendString(event.rawValue, to: &buffer)
+            JSONText.appendQuoted(event.rawValue, to: &buffer)
         }
         buffer.append(0x7D /* } */)
         return true
@@ -94,33 +94,6 @@ public enum OutputJSON {
         var bytes: [UInt8] = []
         guard append(output, to: &bytes) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `s` as a JSON string literal: `"` and `\` escaped, `\n`, `\r`, `\t` as short escapes,
-    /// other control characters (and DEL) as `\u00XX`; everything else as its UTF-8 bytes.
-    public static func appendString(_ s: String, to buffer: inout [UInt8]) {
-        buffer.append(ASCII.quote)
-        var s = s
-        s.withUTF8 { bytes in
-            var start = 0
-            for (i, b) in bytes.enumerated() where b < 0x20 || b == ASCII.quote || b == ASCII.backslash || b == 0x7F {
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
-                switch b {
-                case ASCII.quote: buffer.append("\\\"")
-                case ASCII.backslash: buffer.append("\\\\")
-                case ASCII.lf: buffer.append("\\n")
-                case ASCII.cr: buffer.append("\\r")
-                case ASCII.tab: buffer.append("\\t")
-                default:
-                    buffer.append("\\u00")
-                    buffer.append(hexDigit(b >> 4))
-                    buffer.append(hexDigit(b & 0xF))
-                }
-                start = i + 1
-            }
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
-        buffer.append(ASCII.quote)
     }
 
     /// Appends Unix nanoseconds as ISO 8601 UTC with nine fraction digits, unquoted:
@@ -155,9 +128,9 @@ public enum OutputJSON {
         buffer.append("{\"type\":\"")
         buffer.append(type)
         buffer.append("\",\"site\":")
-        appendString(site, to: &buffer)
+        JSONText.appendQuoted(site, to: &buffer)
         buffer.append(",\"tag\":")
-        appendString(tag, to: &buffer)
+        JSONText.appendQuoted(tag, to: &buffer)
     }
 
     private static func time(_ t: Nanoseconds, to buffer: inout [UInt8]) {
@@ -201,6 +174,4 @@ public enum OutputJSON {
             power /= 10
         }
     }
-
-    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x61 + v - 10 }
 }
