@@ -178,6 +178,8 @@ final class MQTTClient: @unchecked Sendable {
         wake.signal()
         finished.wait()
         finished.signal()
+        // The thread's closure holds this client: let the finished thread go, so the client can.
+        lock.withLock { thread = nil }
     }
 
     /// Until when `disconnectCleanly` lets queued messages go out (monotonic ns); under `lock`.
