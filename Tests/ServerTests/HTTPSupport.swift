@@ -99,7 +99,7 @@ final class StreamingProcess {
     /// Reads until `condition(text)` holds or `timeout` seconds passed; returns whether it held.
     @discardableResult
     func read(timeout: Double = 10, until condition: (String) -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
+        let end = Date().addingTimeInterval(timeout * testTimeScale)
         var buffer = [UInt8](repeating: 0, count: 65536)
         let fd = out.fileHandleForReading.fileDescriptor
         while Date() < end {

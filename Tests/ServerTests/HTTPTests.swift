@@ -149,7 +149,12 @@ let webSocketHandshake = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebS
         defer { client.stop() }
         #expect(client.read { $0.contains("connected\n") })
         #expect(!t.log.waitFor("http stream subscribed", timeout: 10).isEmpty)
-        try t.ingest(demoLines(tags: 3, seconds: 6), waitForHistoryRows: 100)
+        let stream = demoLines(tags: 3, seconds: 6)
+        try t.ingest(stream, waitForHistoryRows: 100)
+        // Every line positioned and every position stored, so the history's last rows are the last
+        // positions the stream can send.
+        let lines = stream.filter { $0 == 10 }.count
+        t.waitFor(timeout: 20) { $0.linesIn >= lines && $0.historyPending == 0 && $0.historyRowsWritten >= $0.positionsOut }
         // Each tag's last stored position (the tags may have been removed since: their sessions ended).
         var latest: [String] = []
         for tag in ["T0", "T1", "T2"] {
