@@ -151,6 +151,20 @@ public final class HistoryWriter: @unchecked Sendable {
         return counters.rowsWritten
     }
 
+    /// Blocks until `stats.rowsWritten` reaches `rows`, the writer has stopped, or `timeout` has
+    /// passed, without asking for an attempt (the writer retries on its own every `retryDelay`).
+    /// For tests and tools that wait for a retried batch.
+    /// - Returns: `stats.rowsWritten` afterwards.
+    @discardableResult
+    public func waitUntilWritten(_ rows: Int, timeout: Duration) -> Int {
+        let (seconds, attoseconds) = timeout.components
+        let deadline = Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) * 1e-18)
+        condition.lock()
+        defer { condition.unlock() }
+        while counters.rowsWritten < rows && !isFinished && condition.wait(until: deadline) {}
+        return counters.rowsWritten
+    }
+
     /// Writes what is pending (one last attempt), stops the thread and closes the writer's connection.
     /// Later appends are dropped and counted; calling `close()` again does nothing.
     public func close() {

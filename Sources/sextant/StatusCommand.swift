@@ -19,7 +19,9 @@ enum StatusCommand {
         learned for it.
 
         With --config FILE (the service's JSON config) it connects to that service: its feedPort, and
-        its bind address (loopback when the service listens on every interface); --host and --port win.
+        its bind address (loopback when the service listens on every interface), and, when the file has
+        feedTokens, one of them (the first that covers every site, else the first); --host, --port,
+        --token-file and SEXTANT_FEED_TOKEN win.
         """
 
     static let host = Option.text("host", "H", help: "the service's address", defaultText: "127.0.0.1, or the --config file's bind")
@@ -51,6 +53,19 @@ enum StatusCommand {
         return (host, config.feedPort)
     }
 
+    /// The feed token to present: `--token-file`, else `SEXTANT_FEED_TOKEN`, else one of the
+    /// `--config` file's `feedTokens` (the first that sees every site, else the first); nil: none.
+    static func token(_ a: Arguments, environment: [String: String]) throws -> String? {
+        if let path = a[tokenFile] {
+            return String(decoding: try readSmallFile(path, limit: 1 << 16, kind: "a token file"), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let token = environment["SEXTANT_FEED_TOKEN"] { return token }
+        guard a.given(ConfigFile.option) else { return nil }
+        let list = try ConfigFile.load(a).feedTokens
+        return (list.tokens.first { $0.sites == nil } ?? list.tokens.first)?.secret
+    }
+
     /// The address to connect to for a bind address: loopback for a wildcard one.
     static func connectable(_ bind: String) -> String {
         switch bind {
@@ -65,10 +80,7 @@ enum StatusCommand {
         if a.wantsHelp { print(help); return }
         let (host, port) = try address(a)
         let timeout = a[Self.timeout]
-        var token = ProcessInfo.processInfo.environment["SEXTANT_FEED_TOKEN"]
-        if let path = a[tokenFile] {
-            token = String(decoding: try readSmallFile(path, limit: 1 << 16, kind: "a token file"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let token = try token(a, environment: ProcessInfo.processInfo.environment)
         let text: String
         do {
             text = a[anchors]

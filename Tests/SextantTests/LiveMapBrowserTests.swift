@@ -129,14 +129,22 @@ import Testing
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        // Standard error is read on its own thread, so a chatty browser never fills its pipe and blocks.
+        let errorBytes = ErrorBytes()
+        let reader = DispatchGroup()
+        DispatchQueue.global().async(group: reader) { errorBytes.data = err.fileHandleForReading.readDataToEndOfFile() }
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reader.wait()
+        let errors = String(decoding: errorBytes.data, as: UTF8.self)
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
             throw MapCheckFailed(message: "scripts/map-check exited \(p.terminationStatus): \(errors)")
         }
         return try JSONDecoder().decode(Check.self, from: data)
     }
+
+    /// Written by the reader thread, read after `DispatchGroup.wait` (which orders the two).
+    final class ErrorBytes: @unchecked Sendable { var data = Data() }
 
     struct MapCheckFailed: Error, CustomStringConvertible {
         var message: String

@@ -167,4 +167,24 @@ import Server
         #expect(try StatusCommand.address(StatusCommand.spec.parse(["--config", v6, "--port", "7000"])) == ("::1", 7000))
         #expect(throws: CommandError.self) { try StatusCommand.address(StatusCommand.spec.parse(["--config", v6])) }
     }
+
+    @Test("status presents --token-file, else SEXTANT_FEED_TOKEN, else the --config file's feed token")
+    func statusToken() throws {
+        let s = try Scratch()
+        let config = try write(#"{"feedTokens": [{"name": "dock", "token": "dock-only-secret-0001", "sites": ["dock"]}, "#
+                               + #"{"name": "ops", "token": "every-site-secret-0002"}]}"#, in: s, "tokens.json")
+        let file = try write("from-the-file-secret-03\n", in: s, "token")
+        let env = ["SEXTANT_FEED_TOKEN": "env-secret-000000004"]
+        #expect(try StatusCommand.token(StatusCommand.spec.parse([]), environment: [:]) == nil)
+        #expect(try StatusCommand.token(StatusCommand.spec.parse(["--config", config]), environment: [:])
+                == "every-site-secret-0002")
+        #expect(try StatusCommand.token(StatusCommand.spec.parse(["--config", config]), environment: env)
+                == "env-secret-000000004")
+        #expect(try StatusCommand.token(StatusCommand.spec.parse(["--config", config, "--token-file", file]), environment: env)
+                == "from-the-file-secret-03")
+        let restricted = try write(#"{"feedTokens": [{"name": "dock", "token": "dock-only-secret-0001", "sites": ["dock"]}]}"#,
+                                   in: s, "restricted.json")
+        #expect(try StatusCommand.token(StatusCommand.spec.parse(["--config", restricted]), environment: [:])
+                == "dock-only-secret-0001")
+    }
 }

@@ -37,9 +37,31 @@ final class SextantProcess {
         try process.run()
     }
 
-    /// Standard output until the child closes it.
+    /// Standard output until the child closes it. Standard error is read meanwhile (its lines stay
+    /// for `nextErrorLine`), so a child that logs more than a pipe holds does not block.
     func readStandardOutputToEnd() throws -> String {
-        String(decoding: try output.fileHandleForReading.readToEnd() ?? Data(), as: UTF8.self)
+        let outFD = output.fileHandleForReading.fileDescriptor
+        let errFD = errors.fileHandleForReading.fileDescriptor
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var outputEnded = false
+        while !outputEnded {
+            var fds = [pollfd(fd: outFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: errorsEnded ? -1 : errFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, Int32(Self.lineTimeout * 1000))
+            if ready == 0 { throw Timeout(seconds: Self.lineTimeout) }
+            if ready < 0 { if errno == EINTR { continue }; throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+            for (index, fd) in [outFD, errFD].enumerated() where fds[index].revents != 0 {
+                let n = read(fd, &chunk, chunk.count)
+                if n < 0 { if errno == EINTR { continue }; throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+                if fd == outFD {
+                    if n == 0 { outputEnded = true } else { text += chunk[..<n] }
+                } else {
+                    if n == 0 { errorsEnded = true } else { pending += chunk[..<n] }
+                }
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The next line of standard error without its newline; nil once the child closed it.

@@ -39,10 +39,8 @@ struct HistoryFailureTests {
             #expect(stats.pending == 2500 && stats.droppedRows == 500)  // the bound holds
 
             full.value = false  // space comes back
-            // An attempt already under way may still have seen the disk full: flush until committed.
-            let deadline = Date().addingTimeInterval(10)
-            while writer.flush() < 2500 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-            #expect(writer.stats.rowsWritten == 2500)
+            // An attempt already under way may still have seen the disk full: the writer retries.
+            #expect(writer.waitUntilWritten(2500, timeout: .seconds(10)) == 2500)
             stats = writer.stats
             #expect(stats.pending == 0 && stats.lastError == nil && stats.droppedRows == 500)
             writer.close()
@@ -66,9 +64,8 @@ struct HistoryFailureTests {
             writer.flush()
             #expect(writer.stats.pending == 100)
             full.value = false
-            let deadline = Date().addingTimeInterval(10)
-            while writer.stats.rowsWritten < 100 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-            #expect(writer.stats.rowsWritten == 100 && writer.stats.lastError == nil)
+            #expect(writer.waitUntilWritten(100, timeout: .seconds(10)) == 100)
+            #expect(writer.stats.lastError == nil)
             writer.close()
         }
     }

@@ -49,9 +49,8 @@ struct HistoryWriterTests {
         try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 100, maxDelay: .milliseconds(50))
             writer.append(contentsOf: (0..<10).map { makeEstimate(tag: "A", time: Int64($0)) })
-            let end = Date().addingTimeInterval(5)
-            while writer.stats.rowsWritten < 10 && Date() < end { usleep(5_000) }
-            #expect(writer.stats.rowsWritten == 10)   // no flush: the first rows started the delay clock
+            // No flush: the first rows started the delay clock.
+            #expect(writer.waitUntilWritten(10, timeout: .seconds(5)) == 10)
             writer.append(contentsOf: (0..<250).map { makeEstimate(tag: "B", time: Int64($0)) })
             #expect(writer.flush() == 260)
             #expect(try store.positions(site: "demo-warehouse", tag: "B").map(\.time) == (0..<250).map(Int64.init))
@@ -122,9 +121,7 @@ struct HistoryWriterTests {
         try withStore(kind) { (store: TestStore) throws in
             let writer = store.makeWriter(batchSize: 1000, maxDelay: .milliseconds(20))
             writer.append(makeEstimate(tag: "T", time: 1))
-            let deadline = Date().addingTimeInterval(10)
-            while writer.stats.rowsWritten == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-            #expect(writer.stats.rowsWritten == 1)
+            #expect(writer.waitUntilWritten(1, timeout: .seconds(10)) == 1)
             writer.close()
         }
     }

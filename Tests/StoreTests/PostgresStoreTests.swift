@@ -55,10 +55,8 @@ struct PostgresStoreTests {
         #expect(down.pending == 300 && down.droppedRows == 0, "\(down)")
         #expect(down.rowsWritten == 200)
         try admin.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
-        // The kept batch is retried every retryDelay; each flush waits for one more attempt.
-        let deadline = Date().addingTimeInterval(20)
-        while writer.flush() < 500 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(writer.flush() == 500)
+        // The kept batch is retried every retryDelay, without being asked.
+        #expect(writer.waitUntilWritten(500, timeout: .seconds(20)) == 500)
         let up = writer.stats
         #expect(up.lastError == nil && up.pending == 0 && up.droppedRows == 0, "\(up)")
         writer.close()
