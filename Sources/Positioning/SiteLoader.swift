@@ -135,6 +135,8 @@ extension Site {
             }
             orientation = Orientation(yaw: try angle("yaw"), pitch: try angle("pitch"), roll: try angle("roll"))
         }
+        // An `aoa` locator reports bearings in its own frame: without the frame they cannot be used.
+        if orientation == nil, technologies.contains(.aoa) { throw r.error("orientation", .missing) }
         var fieldOfView: Double?
         if let fov = try r.number("fieldOfView") {
             guard fov > 0, fov <= 360 else { throw r.error("fieldOfView", .outOfRange(value: fov, range: "in (0, 360] degrees")) }

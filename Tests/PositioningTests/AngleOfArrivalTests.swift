@@ -32,6 +32,14 @@ import Numerics
         #expect(abs(site.anchors[0].orientation!.yaw - Double.pi / 4) < 1e-12)
     }
 
+    @Test func anAoAAnchorWithoutOrientationIsRefused() throws {
+        let text = #"{"id": "t", "dimensions": 2, "tagHeight": 1.2, "bounds": {"min": [0, 0, 0], "max": [10, 10, 4]}, "anchors": [{"id": "L1", "position": [0, 0, 2.7], "technologies": ["aoa"]}], "zones": []}"#
+        #expect(throws: SiteError.self) { _ = try Site(json: Array(text.utf8), source: "aoa.json") }
+        do { _ = try Site(json: Array(text.utf8), source: "aoa.json") } catch {
+            #expect("\(error)" == "aoa.json: anchor 'L1': field 'orientation' is missing", "\(error)")
+        }
+    }
+
     @Test func twoAoAAnchorsPlaceATagFromBearingsAlone() throws {
         let site = Self.room(corners: [Vec3(0.2, 0.2, 2.7), Vec3(11.8, 0.2, 2.7)])
         var engine = Engine(sites: [site])
