@@ -23,14 +23,17 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     private let queue = DispatchQueue(label: "sextant.store.postgres")
 
     /// Connects, applies pending migrations, and adds PostGIS's `geom` column where available.
-    /// - Parameter url: a libpq URL, `postgres://user:password@host:port/database`.
+    /// - Parameters:
+    ///   - url: a libpq URL, `postgres://user:password@host:port/database`.
+    ///   - spatial: false leaves PostGIS's column out of a database that has none yet, even where the
+    ///     server offers PostGIS (a store that never answers polygon queries writes faster).
     /// - Throws: `PostgresError` when the server cannot be reached or refuses, `MigrationError`
     ///   when the database was written by a newer schema.
-    public init(url: String) throws {
+    public init(url: String, spatial: Bool = true) throws {
         self.url = url
         connection = try PostgresConnection(url: url)
         try PostgresSchema.migrate(connection)
-        isSpatial = PostgresSchema.enableSpatial(connection)
+        isSpatial = spatial ? PostgresSchema.enableSpatial(connection) : PostgresSchema.hasGeometry(connection)
     }
 
     /// The URL without its password, for logs.
@@ -47,7 +50,7 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     /// - Parameters: as `HistoryStore.makeWriter`.
     public func makeWriter(batchSize: Int = 4096, maxDelay: Duration = .milliseconds(200),
                            maxPending: Int = 1_000_000) -> HistoryWriter {
-        HistoryWriter(batchWriter: PostgresBatchWriter(url: url), batchSize: batchSize, maxDelay: maxDelay,
+        HistoryWriter(batchWriter: PostgresBatchWriter(url: url, spatial: isSpatial), batchSize: batchSize, maxDelay: maxDelay,
                       maxPending: maxPending)
     }
 
