@@ -24,7 +24,8 @@ final class PostgresBatchWriter: HistoryBatchWriting {
     private let copyPositions: String, copyStage: String, upsertPositions: String
 
     /// A writer for the database at `url`, already migrated; nothing is opened until the first batch.
-    /// - Parameter spatial: whether `positions` has PostGIS's `geom` column (`PostgresHistoryStore.isSpatial`).
+    /// - Parameter spatial: whether `positions` has PostGIS's `geom` as a plain column, which each row
+    ///   then fills.
     init(url: String, spatial: Bool = false) {
         self.url = url
         self.spatial = spatial

@@ -17,6 +17,9 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     public let url: String
     /// True when `positions.geom` exists (PostGIS is installed in the server).
     public let isSpatial: Bool
+    /// True when `geom` is a plain column, so that the writer sends each point (false when the
+    /// server computes it from a generated column it could not alter).
+    private let writesGeometry: Bool
     /// The store's connection; used only on `queue`, opened again if lost.
     private var connection: PostgresConnection
     /// The serial queue that confines `connection`.
@@ -33,7 +36,9 @@ public final class PostgresHistoryStore: @unchecked Sendable {
         self.url = url
         connection = try PostgresConnection(url: url)
         try PostgresSchema.migrate(connection)
-        isSpatial = spatial ? PostgresSchema.enableSpatial(connection) : PostgresSchema.hasGeometry(connection)
+        let geometry = spatial ? PostgresSchema.enableSpatial(connection) : PostgresSchema.geometryColumn(connection)
+        isSpatial = geometry != .none
+        writesGeometry = geometry == .plain
     }
 
     /// The URL without its password, for logs.
@@ -50,7 +55,7 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     /// - Parameters: as `HistoryStore.makeWriter`.
     public func makeWriter(batchSize: Int = 4096, maxDelay: Duration = .milliseconds(200),
                            maxPending: Int = 1_000_000) -> HistoryWriter {
-        HistoryWriter(batchWriter: PostgresBatchWriter(url: url, spatial: isSpatial), batchSize: batchSize, maxDelay: maxDelay,
+        HistoryWriter(batchWriter: PostgresBatchWriter(url: url, spatial: writesGeometry), batchSize: batchSize, maxDelay: maxDelay,
                       maxPending: maxPending)
     }
 

@@ -130,27 +130,42 @@ public enum PostgresSchema {
         return applied
     }
 
-    /// Whether `positions.geom` exists.
-    static func hasGeometry(_ connection: PostgresConnection) -> Bool {
-        (try? connection.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'geom'").count) == 1
+    /// What `positions.geom` is in a database.
+    enum GeometryColumn {
+        /// No such column (no PostGIS, or opened with `spatial: false`).
+        case none
+        /// Computed by the server (`GENERATED ALWAYS … STORED`): the writer must not send it.
+        case generated
+        /// A plain column: the writer sends each point.
+        case plain
     }
 
-    /// Adds `geom` and its index when the server offers PostGIS (`spatialSQL`). - Returns: whether
-    /// `positions.geom` exists afterwards.
-    static func enableSpatial(_ connection: PostgresConnection) -> Bool {
-        let hasColumn = "SELECT is_generated FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'geom'"
-        if let found = try? connection.query(hasColumn), found.count == 1 {
-            if found.string(0, 0) == "ALWAYS" { try? connection.execute(plainGeometrySQL) }
-            return true
-        }
-        guard (try? connection.query("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'").count) == 1
-        else { return false }
-        do {
-            try connection.execute("BEGIN; \(spatialSQL) COMMIT;")
-            return true
-        } catch {
-            try? connection.execute("ROLLBACK")
-            return false
+    /// What `positions.geom` is now.
+    static func geometryColumn(_ connection: PostgresConnection) -> GeometryColumn {
+        let sql = "SELECT is_generated FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'geom'"
+        guard let found = try? connection.query(sql), found.count == 1 else { return .none }
+        return found.string(0, 0) == "ALWAYS" ? .generated : .plain
+    }
+
+    /// Adds `geom` and its index when the server offers PostGIS (`spatialSQL`), and makes a generated
+    /// `geom` plain (`plainGeometrySQL`). - Returns: what `positions.geom` is afterwards (still
+    /// `generated` if the role may not alter the table: the server then goes on computing it).
+    static func enableSpatial(_ connection: PostgresConnection) -> GeometryColumn {
+        switch geometryColumn(connection) {
+        case .plain: return .plain
+        case .generated:
+            try? connection.execute(plainGeometrySQL)
+            return geometryColumn(connection)
+        case .none:
+            guard (try? connection.query("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'").count) == 1
+            else { return .none }
+            do {
+                try connection.execute("BEGIN; \(spatialSQL) COMMIT;")
+                return .plain
+            } catch {
+                try? connection.execute("ROLLBACK")
+                return .none
+            }
         }
     }
 }
