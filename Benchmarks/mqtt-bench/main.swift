@@ -113,7 +113,9 @@ let start = ServiceClock.wallNow() - Int64(seconds * 1e9)
 let load = simulated(tags: tags, seconds: seconds, start: start, prefix: "T")
 let messages = chunk(load)
 let total = lineCount(messages)
-print("mqtt-bench: broker \(broker.host):\(broker.port), \(total) lines in \(messages.count) messages of \(linesPerMessage) lines, \(tags) tags")
+let brokerPID = CPUAccount.listener(port: broker.port)
+let cores = ProcessInfo.processInfo.activeProcessorCount
+print("mqtt-bench: broker \(broker.host):\(broker.port)\(brokerPID.map { " (pid \($0))" } ?? " (not on this machine: its CPU is not counted)"), \(total) lines in \(messages.count) messages of \(linesPerMessage) lines, \(tags) tags")
 
 nonisolated(unsafe) var tcpRate = 0.0
 // 1. TCP baseline: one gateway connection.
@@ -123,10 +125,12 @@ do {
     try s.start()
     let g = try Socket.connect(host: "127.0.0.1", port: s.ingestPort)
     let t0 = Date()
+    let cpu0 = CPUAccount.now(brokerPID: nil)
     try g.writeAll(load)
     waitUntil(120) { s.stats().linesIn >= total }
     let dt = Date().timeIntervalSince(t0)
     print(String(format: "TCP ingest (1 connection)            %10.0f lines/s", Double(total) / dt))
+    print("  " + (CPUAccount.now(brokerPID: nil) - cpu0).perLine(total, cores: cores))
     s.shutdown()
     tcpRate = Double(total) / dt
 }
@@ -138,27 +142,33 @@ do {
     let sub = Client("bench-sub", broker); sub.subscribe(topic)
     let pub = Client("bench-pub", broker)
     let t0 = Date()
+    let cpu0 = CPUAccount.now(brokerPID: brokerPID)
     for m in messages { pub.publish(topic, m) }
     waitUntil(120) { sub.counts.received >= messages.count }
     let dt = Date().timeIntervalSince(t0)
     ceiling = Double(total) / dt
     print(String(format: "broker alone (QoS 1, plain subscriber) %8.0f lines/s", ceiling))
+    print("  " + (CPUAccount.now(brokerPID: brokerPID) - cpu0).perLine(total, cores: cores))
 }
 
-// 3. Through the broker into positions.
-do {
+// 3. Through the broker into positions: with MQTT out publishing every position (as a service with
+// outputs does), then with MQTT out off (the ingest path alone).
+for output in [true, false] {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
-    let s = try service(prefix: prefix)
-    let pub = Client("bench-pub-2", broker)
+    let s = try service(prefix: prefix, output: output)
+    let pub = Client("bench-pub-\(output ? 2 : 3)", broker)
     let t0 = Date()
+    let cpu0 = CPUAccount.now(brokerPID: brokerPID)
     for m in messages { pub.publish("\(prefix)/\(site.id)/ingest", m) }
     waitUntil(120) { s.stats().linesIn >= total }
     let dt = Date().timeIntervalSince(t0)
+    let cpu = CPUAccount.now(brokerPID: brokerPID) - cpu0
     let st = s.stats()
     let rate = Double(total) / dt
     let target = min(500_000, ceiling)
-    print(String(format: "MQTT ingest into positions (QoS 1)   %10.0f lines/s  (%.2f of TCP, %.2f of the broker alone; target %.0f: %@)",
-                 rate, rate / tcpRate, rate / ceiling, target, rate >= target ? "met" : "MISSED"))
+    print(String(format: "MQTT ingest into positions (QoS 1), MQTT out %@ %8.0f lines/s  (%.2f of TCP, %.2f of the broker alone; target %.0f: %@)",
+                 output ? "on: " : "off:", rate, rate / tcpRate, rate / ceiling, target, rate >= target ? "met" : "MISSED"))
+    print("  " + cpu.perLine(total, cores: cores))
     print("  applied \(st.eventsApplied), positions \(st.positionsOut), MQTT out published \(st.mqtt?.outPublished ?? 0), dropped \(st.mqtt?.outDropped ?? 0), inbox waits \(st.mqtt?.inboxWaits ?? 0)")
     s.shutdown()
 }
@@ -185,20 +195,55 @@ do {
         samples.withLock { latencies.append(Double(now - t) / 1e6) }
     }
     sub.subscribe("\(prefix)/+/tags/+/position")
+    // The same positions on the TCP feed of the same service: the ingest half (publisher → broker →
+    // service) alone, so that the MQTT figure minus this one is the output half.
+    let feed = try Socket.connect(host: "127.0.0.1", port: s.feedPort)
+    try feed.writeAll(Array("subscribe kinds=position\n".utf8))
+    feed.setReceiveTimeout(0.2)
+    nonisolated(unsafe) var feedLatencies: [Double] = []
+    nonisolated(unsafe) var feedStop = false
+    let feedDone = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        var splitter = LineSplitter()
+        while !samples.withLock({ feedStop }) {
+            guard let bytes = try? feed.read(), !bytes.isEmpty else { continue }
+            let now = ServiceClock.wallNow()
+            bytes.withUnsafeBytes { raw in
+                splitter.feed(raw) { piece in
+                    guard case .line(_, let b) = piece, b.first == UInt8(ascii: "p"), let sp = b.lastIndex(of: 32),
+                          let t = Int64(String(decoding: b[(sp + 1)...], as: UTF8.self)) else { return }
+                    samples.withLock { feedLatencies.append(Double(now - t) / 1e6) }
+                }
+            }
+        }
+        feedDone.signal()
+    }
+    usleep(200_000)
     let pub = Client("bench-lat-pub", broker)
     let topic = "\(prefix)/\(site.id)/ingest"
     for m in ms {
         // Publish a message once the newest line in it is due (its timestamp is the wall clock).
         guard let lastSpace = m.dropLast().lastIndex(of: 32), let t = Int64(String(decoding: m[(lastSpace + 1)..<(m.count - 1)], as: UTF8.self)) else { continue }
-        while ServiceClock.wallNow() < t { usleep(100) }
+        // One sleep until it is due (not a polling loop: its wake-ups would compete for the cores).
+        let wait = t - ServiceClock.wallNow()
+        if wait > 0 {
+            var due = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
+            nanosleep(&due, nil)
+        }
         pub.publish(topic, m, qos: 0)
     }
     waitUntil(5) { s.stats().linesIn >= lines }
     usleep(200_000)
+    samples.withLock { feedStop = true }
+    feedDone.wait()
     let sorted = samples.withLock { latencies.sorted() }
-    let p = { (q: Double) in sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
+    let viaFeed = samples.withLock { feedLatencies.sorted() }
+    func quantile(_ v: [Double], _ q: Double) -> Double { v.isEmpty ? .nan : v[min(v.count - 1, Int(Double(v.count) * q))] }
+    let p = { (q: Double) in quantile(sorted, q) }
     print(String(format: "publish → position at a subscriber   %d lines at %.0f lines/s: p50 %.2f ms, p99 %.2f ms (target p99 ≤ 10 ms: %@), %d positions",
                  lines, Double(lines) / latSeconds, p(0.5), p(0.99), p(0.99) <= 10 ? "met" : "MISSED", sorted.count))
+    print(String(format: "  the same positions on the TCP feed (ingest half only): p50 %.2f ms, p99 %.2f ms, %d positions; MQTT p99 ÷ feed p99 %.2f",
+                 quantile(viaFeed, 0.5), quantile(viaFeed, 0.99), viaFeed.count, p(0.99) / quantile(viaFeed, 0.99)))
     s.shutdown()
 }
 

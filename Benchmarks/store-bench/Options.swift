@@ -31,7 +31,7 @@ struct Options {
                        a server (postgres://user@host:port/postgres); each run gets a new database,
                        created and dropped with psql
           --inserts-only   only the insert runs (no big history)
-          --no-postgis     with --postgres: drop the PostGIS column and index before the runs
+          --no-postgis     with --postgres: open the databases without the PostGIS column and index
           -h, --help   show this help
         """
 

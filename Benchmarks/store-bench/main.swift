@@ -76,9 +76,8 @@ do {
         if let server = options.postgres {
             progress("insert run: the same rows into PostgreSQL (COPY), empty database")
             let database = try ScratchPostgres(server: server, name: "store_bench_\(tags)")
-            let pg = try PostgresHistoryStore(url: database.url)
-            if options.noPostGIS { try database.execute("ALTER TABLE positions DROP COLUMN IF EXISTS geom") }
-            let spatial = pg.isSpatial && !options.noPostGIS
+            let pg = try PostgresHistoryStore(url: database.url, spatial: !options.noPostGIS)
+            let spatial = pg.isSpatial
             let serverBefore = database.serverCPUSeconds()
             var pgRun = measureInserts(store: pg, tags: tags, rows: insertRows, start: t0, seed: options.seed)
             // The server does most of the work: its CPU counts too (when it runs on this machine).

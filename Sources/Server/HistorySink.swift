@@ -36,10 +36,16 @@ public struct HistorySinkStats: Sendable, Equatable {
     public var pending: Int
     /// Rows dropped because the backlog was full.
     public var dropped: Int
-    /// The last storage error, if any.
+    /// The last storage error, if any; nil again once a batch commits.
     public var lastError: String?
+    /// Write attempts that failed (each retry counts), and the error of the last one (kept after a
+    /// retry succeeds, so that a failure shorter than a health check is still reported).
+    public var failures: Int
+    public var lastFailure: String?
 
-    public init(rowsWritten: Int = 0, pending: Int = 0, dropped: Int = 0, lastError: String? = nil) {
+    public init(rowsWritten: Int = 0, pending: Int = 0, dropped: Int = 0, lastError: String? = nil,
+                failures: Int = 0, lastFailure: String? = nil) {
         self.rowsWritten = rowsWritten; self.pending = pending; self.dropped = dropped; self.lastError = lastError
+        self.failures = failures; self.lastFailure = lastFailure
     }
 }

@@ -5,6 +5,6 @@ extension HistoryWriter: HistorySink {
     public var sinkStats: HistorySinkStats {
         let s = stats
         return HistorySinkStats(rowsWritten: s.rowsWritten, pending: s.pending, dropped: s.droppedRows,
-                                lastError: s.lastError)
+                                lastError: s.lastError, failures: s.failedBatches, lastFailure: s.lastFailure)
     }
 }

@@ -48,6 +48,8 @@ public struct ServiceStats: Sendable, Equatable {
     public var historyPending = 0
     public var historyDropped = 0
     public var historyError: String?
+    /// History write attempts that failed (each retry counts; the rows of a transient failure are kept).
+    public var historyFailures = 0
     public var uptimeSeconds = 0.0
     /// The MQTT counters; nil when MQTT is off.
     public var mqtt: MQTTStats?
@@ -78,6 +80,7 @@ public struct ServiceStats: Sendable, Equatable {
             ("auth_backoff_refused", authBackoffRefused),
             ("tags", tags), ("sites", sites), ("anchors_silent", anchorsSilent), ("history_rows_written", historyRowsWritten),
             ("history_pending", historyPending), ("history_dropped", historyDropped),
+            ("history_failures", historyFailures),
         ]
         if let mqtt { f += mqtt.fields }
         return f

@@ -100,6 +100,7 @@ extension HistoryWriter {
         }
         counters.failedBatches += 1
         counters.lastError = "\(failure)"
+        counters.lastFailure = counters.lastError
         if !batchWriter.isTransient(failure) { counters.droppedRows += positions + lines }
     }
 }

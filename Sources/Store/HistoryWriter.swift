@@ -35,6 +35,9 @@ public final class HistoryWriter: @unchecked Sendable {
         public var failedBatches: Int = 0
         /// The error of the last failed batch; cleared when a batch commits again.
         public var lastError: String?
+        /// The error of the last failed batch, kept after a batch commits again (a failure that a
+        /// retry overcame before anyone looked at `lastError` still tells its cause).
+        public var lastFailure: String?
     }
 
     /// Pending rows that wake the thread before `maxDelay`.

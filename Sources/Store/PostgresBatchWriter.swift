@@ -19,12 +19,26 @@ final class PostgresBatchWriter: HistoryBatchWriting {
     /// Tag ids already in `tags`; emptied when a batch fails (its new tags rolled back).
     private var tagIDs: [SiteTag: Int64] = [:]
 
+    /// True when `positions.geom` exists: each row carries its point, written by the client as WKB.
+    let spatial: Bool
+    private let copyPositions: String, copyStage: String, upsertPositions: String
+
     /// A writer for the database at `url`, already migrated; nothing is opened until the first batch.
-    init(url: String) { self.url = url }
+    /// - Parameter spatial: whether `positions` has PostGIS's `geom` as a plain column, which each row
+    ///   then fills.
+    init(url: String, spatial: Bool = false) {
+        self.url = url
+        self.spatial = spatial
+        let columns = Self.positionColumns + (spatial ? ", geom" : "")
+        copyPositions = "COPY positions (\(columns)) FROM STDIN (FORMAT binary)"
+        copyStage = "COPY sextant_stage (\(columns)) FROM STDIN (FORMAT binary)"
+        upsertPositions = """
+            INSERT INTO positions (\(columns)) SELECT \(columns) FROM sextant_stage
+            ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(Self.updateValues)\(spatial ? ", geom = excluded.geom" : "")
+            """
+    }
 
     static let positionColumns = "tag_id, t_ns, \(PostgresSchema.valueColumnNames)"
-    static let copyPositions = "COPY positions (\(positionColumns)) FROM STDIN (FORMAT binary)"
-    static let copyStage = "COPY sextant_stage (\(positionColumns)) FROM STDIN (FORMAT binary)"
     static let copyMeasurements = "COPY measurements (site, t_ns, line) FROM STDIN (FORMAT binary)"
     static let copyZoneEvents = "COPY zone_events (site, tag, zone, event, t_ns) FROM STDIN (FORMAT binary)"
     static let updateValues = """
@@ -37,10 +51,6 @@ final class PostgresBatchWriter: HistoryBatchWriting {
     static let upsertLast = """
         INSERT INTO last_positions (\(positionColumns)) SELECT \(positionColumns) FROM sextant_stage
         ON CONFLICT (tag_id) DO UPDATE SET \(updateValues) WHERE excluded.t_ns >= last_positions.t_ns
-        """
-    static let upsertPositions = """
-        INSERT INTO positions (\(positionColumns)) SELECT \(positionColumns) FROM sextant_stage
-        ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(updateValues)
         """
 
     func write(positions: [PositionEstimate], rows: [PendingRow]) throws {
@@ -90,39 +100,59 @@ final class PostgresBatchWriter: HistoryBatchWriting {
                 vx double precision, vy double precision, vz double precision, sigma double precision,
                 cxx double precision, cxy double precision, cyy double precision,
                 cxz double precision, cyz double precision, czz double precision,
-                anchors integer NOT NULL, motion text NOT NULL) ON COMMIT DELETE ROWS;
+                anchors integer NOT NULL, motion text NOT NULL\(spatial ? ", geom geometry(Point)" : "")) ON COMMIT DELETE ROWS;
+            CREATE TEMP TABLE sextant_new_tags (site text NOT NULL, tag text NOT NULL) ON COMMIT DELETE ROWS;
             """)
         connection = opened
         return opened
     }
+
+    /// Bytes of one position row in the COPY input with its point, at most: 2 + 12 + 12 + 13 × 12 + 8 + 14 + 25 = 229.
+    static let rowBytes = 232
 
     /// Copies the rows in (tag, time) order, then upserts each tag's newest row into `last_positions`.
     private func insert(_ positions: [PositionEstimate], into c: PostgresConnection, replacing: Bool) throws {
         guard !positions.isEmpty else { return }
         var order: [(tagID: Int64, time: Int64, index: Int)] = []
         order.reserveCapacity(positions.count)
+        var missing: [Int] = []   // indices in `order` of rows whose tag has no id yet
         for index in positions.indices {
             let e = positions[index]
-            order.append((try tagID(site: e.site, tag: e.tag, in: c), e.time, index))
+            if let id = tagIDs[SiteTag(site: e.site, tag: e.tag)] {
+                order.append((id, e.time, index))
+            } else {
+                missing.append(order.count)
+                order.append((0, e.time, index))
+            }
+        }
+        if !missing.isEmpty {
+            try addTags(missing.map { SiteTag(site: positions[order[$0].index].site, tag: positions[order[$0].index].tag) }, in: c)
+            for i in missing {
+                let e = positions[order[i].index]
+                guard let id = tagIDs[SiteTag(site: e.site, tag: e.tag)] else {
+                    throw PostgresError(sqlState: nil, message: "tags returned no id for '\(e.site)' '\(e.tag)'", sql: Self.addNewTags)
+                }
+                order[i].tagID = id
+            }
         }
         order.sort { ($0.tagID, $0.time, $0.index) < ($1.tagID, $1.time, $1.index) }
         // A repeated (tag, time) within the batch: the later row wins, so keep the last of each run.
-        var copy = PostgresCopyBuffer(capacity: positions.count * 180)
+        var copy = PostgresCopyBuffer(capacity: positions.count * Self.rowBytes)
         for (i, row) in order.enumerated()
         where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
-            copy.position(positions[row.index], tagID: row.tagID)
+            copy.position(positions[row.index], tagID: row.tagID, geometry: spatial)
         }
         if replacing {
-            try c.copy(Self.copyStage, data: copy.finish())
-            try c.execute(Self.upsertPositions + "; TRUNCATE sextant_stage")
+            try c.copy(copyStage, data: copy.finish())
+            try c.execute(upsertPositions + "; TRUNCATE sextant_stage")
         } else {
-            try c.copy(Self.copyPositions, data: copy.finish())
+            try c.copy(copyPositions, data: copy.finish())
         }
         var newest = PostgresCopyBuffer(capacity: 4096)
         for (i, row) in order.enumerated() where i == order.count - 1 || order[i + 1].tagID != row.tagID {
-            newest.position(positions[row.index], tagID: row.tagID)
+            newest.position(positions[row.index], tagID: row.tagID, geometry: spatial)
         }
-        try c.copy(Self.copyStage, data: newest.finish())
+        try c.copy(copyStage, data: newest.finish())
         try c.execute(Self.upsertLast)
     }
 
@@ -145,16 +175,25 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         if eventCount > 0 { try c.copy(Self.copyZoneEvents, data: events.finish()) }
     }
 
-    /// The dictionary id of (site, tag), adding it to `tags` (inside the open transaction) if new.
-    private func tagID(site: String, tag: String, in c: PostgresConnection) throws -> Int64 {
-        let key = SiteTag(site: site, tag: tag)
-        if let id = tagIDs[key] { return id }
-        let rows = try c.query("""
-            INSERT INTO tags (site, tag) VALUES ($1, $2)
-            ON CONFLICT (site, tag) DO UPDATE SET tag = excluded.tag RETURNING id
-            """, [site, tag])
-        let id = rows.int64(0, 0)
-        tagIDs[key] = id
-        return id
+    static let copyNewTags = "COPY sextant_new_tags (site, tag) FROM STDIN (FORMAT binary)"
+    static let addNewTags = """
+        INSERT INTO tags (site, tag) SELECT DISTINCT site, tag FROM sextant_new_tags
+        ON CONFLICT (site, tag) DO UPDATE SET tag = excluded.tag RETURNING id, site, tag
+        """
+
+    /// Gives every (site, tag) of `keys` its dictionary id in `tagIDs`, adding those not in `tags`
+    /// (inside the open transaction): one `COPY` and one statement for all of them, whatever their
+    /// number (10,000 new tags would otherwise be 10,000 round trips).
+    private func addTags(_ keys: [SiteTag], in c: PostgresConnection) throws {
+        var copy = PostgresCopyBuffer(capacity: keys.count * 32)
+        for k in Set(keys) {
+            copy.beginRow(fields: 2)
+            copy.text(k.site); copy.text(k.tag)
+        }
+        try c.copy(Self.copyNewTags, data: copy.finish())
+        let rows = try c.query(Self.addNewTags)
+        for r in 0..<rows.count {
+            tagIDs[SiteTag(site: rows.string(r, 1) ?? "", tag: rows.string(r, 2) ?? "")] = rows.int64(r, 0)
+        }
     }
 }

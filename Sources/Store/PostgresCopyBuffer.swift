@@ -22,8 +22,7 @@ struct PostgresCopyBuffer {
     /// A `bigint` field.
     mutating func int64(_ value: Int64) {
         append32(8)
-        let v = UInt64(bitPattern: value)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        append64(UInt64(bitPattern: value))
     }
 
     /// An `integer` field.
@@ -35,9 +34,26 @@ struct PostgresCopyBuffer {
     /// A `double precision` field.
     mutating func double(_ value: Double) {
         append32(8)
-        let v = value.bitPattern
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        append64(value.bitPattern)
     }
+
+    /// A NULL field.
+    mutating func null() { append32(UInt32.max) }
+
+    /// A PostGIS `geometry(Point)` field, SRID 0: the 2-D point (x, y) as little-endian WKB (byte
+    /// order 1, type 1, x, y; 21 bytes), which the server's `geometry_recv` reads as it is; NULL when
+    /// x or y is NaN (the position has no place in the plane).
+    mutating func point(x: Double, y: Double) {
+        guard !x.isNaN && !y.isNaN else { null(); return }
+        append32(UInt32(Self.wkbPointBytes))
+        bytes.append(1)                                  // little-endian
+        withUnsafeBytes(of: UInt32(1).littleEndian) { bytes.append(contentsOf: $0) }   // wkbPoint
+        withUnsafeBytes(of: x.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: y.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Bytes of a 2-D WKB point: order, type, two doubles.
+    static let wkbPointBytes = 1 + 4 + 8 + 8
 
     /// A `text` or `bytea` field.
     mutating func data<C: Collection<UInt8>>(_ value: C) {
@@ -57,9 +73,10 @@ struct PostgresCopyBuffer {
         return bytes
     }
 
-    /// A position row in `positions` column order: tag id, time, the 13 reals, anchors, motion.
-    mutating func position(_ e: PositionEstimate, tagID: Int64) {
-        beginRow(fields: 17)
+    /// A position row in `positions` column order: tag id, time, the 13 reals, anchors, motion, and
+    /// with `geometry` the point (x, y) for PostGIS's `geom`.
+    mutating func position(_ e: PositionEstimate, tagID: Int64, geometry: Bool = false) {
+        beginRow(fields: geometry ? 18 : 17)
         int64(tagID)
         int64(e.time)
         double(e.position.x); double(e.position.y); double(e.position.z)
@@ -73,6 +90,7 @@ struct PostgresCopyBuffer {
         case .unknown: "unknown"
         }
         motion.withUTF8Buffer { data($0) }
+        if geometry { point(x: e.position.x, y: e.position.y) }
     }
 
     private mutating func append16(_ v: UInt16) {
@@ -80,7 +98,10 @@ struct PostgresCopyBuffer {
     }
 
     private mutating func append32(_ v: UInt32) {
-        bytes.append(UInt8(v >> 24)); bytes.append(UInt8(truncatingIfNeeded: v >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8)); bytes.append(UInt8(truncatingIfNeeded: v))
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func append64(_ v: UInt64) {
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 }

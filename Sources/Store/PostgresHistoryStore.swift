@@ -17,20 +17,28 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     public let url: String
     /// True when `positions.geom` exists (PostGIS is installed in the server).
     public let isSpatial: Bool
+    /// True when `geom` is a plain column, so that the writer sends each point (false when the
+    /// server computes it from a generated column it could not alter).
+    private let writesGeometry: Bool
     /// The store's connection; used only on `queue`, opened again if lost.
     private var connection: PostgresConnection
     /// The serial queue that confines `connection`.
     private let queue = DispatchQueue(label: "sextant.store.postgres")
 
     /// Connects, applies pending migrations, and adds PostGIS's `geom` column where available.
-    /// - Parameter url: a libpq URL, `postgres://user:password@host:port/database`.
+    /// - Parameters:
+    ///   - url: a libpq URL, `postgres://user:password@host:port/database`.
+    ///   - spatial: false leaves PostGIS's column out of a database that has none yet, even where the
+    ///     server offers PostGIS (a store that never answers polygon queries writes faster).
     /// - Throws: `PostgresError` when the server cannot be reached or refuses, `MigrationError`
     ///   when the database was written by a newer schema.
-    public init(url: String) throws {
+    public init(url: String, spatial: Bool = true) throws {
         self.url = url
         connection = try PostgresConnection(url: url)
         try PostgresSchema.migrate(connection)
-        isSpatial = PostgresSchema.enableSpatial(connection)
+        let geometry = spatial ? PostgresSchema.enableSpatial(connection) : PostgresSchema.geometryColumn(connection)
+        isSpatial = geometry != .none
+        writesGeometry = geometry == .plain
     }
 
     /// The URL without its password, for logs.
@@ -47,7 +55,7 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     /// - Parameters: as `HistoryStore.makeWriter`.
     public func makeWriter(batchSize: Int = 4096, maxDelay: Duration = .milliseconds(200),
                            maxPending: Int = 1_000_000) -> HistoryWriter {
-        HistoryWriter(batchWriter: PostgresBatchWriter(url: url), batchSize: batchSize, maxDelay: maxDelay,
+        HistoryWriter(batchWriter: PostgresBatchWriter(url: url, spatial: writesGeometry), batchSize: batchSize, maxDelay: maxDelay,
                       maxPending: maxPending)
     }
 

@@ -43,4 +43,23 @@ final class ScriptedSink: HistorySink, @unchecked Sendable {
         #expect(waitForLine("msg=\"history writing resumed\""))
         #expect(log.all.filter { $0.contains("history write failed") }.count == 1)
     }
+
+    /// A failure that a retry overcame between two health checks (a database restart shorter than a
+    /// second) is still logged, with its cause and the number of failed attempts.
+    @Test func failureBetweenChecksIsLogged() throws {
+        let sink = ScriptedSink()
+        let log = LogLines()
+        var config = ServiceConfig()
+        config.ingestPort = 0
+        config.feedPort = 0
+        let service = try Service(config: config, sites: [.demoWarehouse], history: sink, logger: log.logger())
+        try service.start()
+        defer { service.shutdown() }
+        sink.set(HistorySinkStats(rowsWritten: 700, pending: 0, dropped: 0, lastError: nil, failures: 2,
+                                  lastFailure: "PostgreSQL error 57P01: terminating connection due to administrator command"))
+        let lines = log.waitFor("msg=\"history write failed; the rows were kept and written on retry\"")
+        #expect(lines.first?.contains("57P01") == true, "\(lines)")
+        #expect(lines.first?.contains("failures=2") == true, "\(lines)")
+        #expect(service.stats().historyFailures == 2)
+    }
 }

@@ -84,6 +84,40 @@ struct PostgresStoreTests {
         #expect(writer.stats.droppedRows == 0)
     }
 
+    @Test("the writer sends each point as WKB: geom is exact, NULL without a place, and a generated geom becomes plain")
+    func geometryFromTheWriter() throws {
+        let database = try TestPostgresDatabase()
+        defer { database.drop() }
+        _ = try PostgresHistoryStore(url: database.url)
+        // A database from before: geom computed by the server.
+        let c = try PostgresConnection(url: database.url)
+        try c.execute("""
+            ALTER TABLE positions DROP COLUMN geom;
+            ALTER TABLE positions ADD COLUMN geom geometry(Point) GENERATED ALWAYS AS (
+                CASE WHEN x = 'NaN' OR y = 'NaN' THEN NULL ELSE ST_MakePoint(x, y) END) STORED;
+            """)
+        let store = try PostgresHistoryStore(url: database.url)
+        #expect(store.isSpatial)
+        let generated = try c.query("SELECT is_generated FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'geom'")
+        #expect(generated.string(0, 0) == "NEVER")
+        let writer = store.makeWriter()
+        var a = makeEstimate(tag: "A", time: 1)
+        a.position = Vec3(12.345678901234567, -0.1, 2)
+        var b = makeEstimate(tag: "B", time: 1)
+        b.position = Vec3(.nan, 3, 0)
+        writer.append(a)
+        writer.append(b)
+        writer.close()
+        let rows = try c.query("""
+            SELECT t.tag, (ST_X(p.geom) = p.x AND ST_Y(p.geom) = p.y)::text, (p.geom IS NULL)::text, ST_SRID(p.geom)::text
+            FROM positions p JOIN tags t ON t.id = p.tag_id ORDER BY t.tag
+            """)
+        #expect(rows.count == 2)
+        #expect(rows.string(0, 0) == "A" && rows.string(0, 1) == "true" && rows.string(0, 2) == "false" && rows.string(0, 3) == "0",
+                "x and y exact, SRID 0")
+        #expect(rows.string(1, 0) == "B" && rows.string(1, 2) == "true", "x is NaN: no point")
+    }
+
     @Test("with PostGIS, who was inside a polygon between t1 and t2 is one query")
     func polygonQuery() throws {
         let database = try TestPostgresDatabase()

@@ -15,6 +15,11 @@ struct HistoryHealth {
                          ["error": error, "pending": now.pending, "written": now.rowsWritten])
         } else if now.lastError == nil, before.lastError != nil {
             logger.info("history writing resumed", ["written": now.rowsWritten, "pending": now.pending])
+        } else if now.lastError == nil, now.failures > before.failures {
+            // Failed and recovered between two checks (a server restart shorter than a second).
+            logger.error("history write failed; the rows were kept and written on retry",
+                         ["error": now.lastFailure ?? "unknown", "failures": now.failures - before.failures,
+                          "written": now.rowsWritten])
         }
         if now.dropped > before.dropped {
             logger.warning("history rows dropped", ["dropped": now.dropped - before.dropped, "total": now.dropped])

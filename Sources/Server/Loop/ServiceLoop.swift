@@ -219,6 +219,7 @@ final class ServiceLoop: @unchecked Sendable {
             s.historyPending = h.pending
             s.historyDropped = h.dropped
             s.historyError = h.lastError
+            s.historyFailures = h.failures
         }
         s.uptimeSeconds = uptimeSeconds
         s.mqtt = mqtt?.stats()
