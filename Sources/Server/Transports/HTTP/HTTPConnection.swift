@@ -1,4 +1,5 @@
 import CWebSockets
+import Foundation
 import Wire
 
 /// One HTTP exchange or stream on the HTTP thread: a response to write (headers, then the body in
@@ -23,9 +24,16 @@ final class HTTPConnection {
     private var heartbeatWaiting = false
     /// WebSocket messages written per writable callback before yielding to other connections.
     static let messagesPerWrite = 512
+    /// A feed line that is not an output (a `#` comment, such as the hub's dropped-lines marker).
+    private static let commentByte = UInt8(ascii: "#")
+
+    /// The server's scratch buffer past lws's headroom, where every write is put together. Held here,
+    /// not read through `server` on each use: every access to an unowned reference retains it.
+    private let buffer: UnsafeMutablePointer<UInt8>
 
     init(id: UInt64, wsi: OpaquePointer, server: HTTPServer) {
         self.id = id; self.wsi = wsi; self.server = server
+        buffer = server.scratch + server.pre
     }
 
     /// Queues a whole response and asks lws for a write.
@@ -69,7 +77,6 @@ final class HTTPConnection {
         }
     }
 
-    private var buffer: UnsafeMutablePointer<UInt8> { server.scratch + server.pre }
 
     private func writeHeaders(status: Int, contentType: String, length: Int?) -> Bool {
         var p: UnsafeMutablePointer<UInt8>? = buffer
@@ -88,8 +95,14 @@ final class HTTPConnection {
         let buffer = server.scratch + server.pre
         var p: UnsafeMutablePointer<UInt8>? = buffer
         let end = buffer + 4096
-        guard lws_add_http_common_headers(wsi, UInt32(r.status), r.contentType, lws_filepos_t(r.body.count), &p, end) == 0,
-              lws_finalize_write_http_header(wsi, buffer, &p, end) == 0 else { return false }
+        guard lws_add_http_common_headers(wsi, UInt32(r.status), r.contentType, lws_filepos_t(r.body.count), &p, end) == 0
+        else { return false }
+        // lws writes the status line with the request's HTTP version, which it reads only for requests
+        // that reach lws_http_action: an upgrade request and one whose headers never ended get
+        // "HTTP/1.0". A handshake is HTTP/1.1 (RFC 6455, 4.1), and a server answers an HTTP/1.x
+        // request with the highest 1.x it speaks (RFC 9110, 2.5): HTTP/1.1.
+        if memcmp(buffer, "HTTP/1.0 ", 9) == 0 { buffer[7] = UInt8(ascii: "1") }
+        guard lws_finalize_write_http_header(wsi, buffer, &p, end) == 0 else { return false }
         let n = min(r.body.count, HTTPServer.scratchBytes)
         r.body.withUnsafeBufferPointer { b in buffer.update(from: b.baseAddress!, count: n) }
         return lws_write(wsi, buffer, n, LWS_WRITE_HTTP_FINAL) >= 0
@@ -145,12 +158,15 @@ final class HTTPConnection {
             ": heartbeat\n\n".utf8CString.dropLast().withUnsafeBytes { put($0) }
         }
         var lines = 0
-        while pendingStart < pending.count {
-            guard let nl = pending[pendingStart...].firstIndex(of: 10) else { break }
-            let line = StreamLine.message(pending[pendingStart..<nl], format: format)
-            guard out + line.count + 8 <= capacity else { break }
+        while let nl = nextLineEnd() {
+            let count = nl - pendingStart
+            guard out + 2 * count + 64 <= capacity else { break }   // a comment line grows when quoted
             "data: ".utf8CString.dropLast().withUnsafeBytes { put($0) }
-            line.withUnsafeBytes { put($0) }
+            if pending[pendingStart] == Self.commentByte {
+                StreamLine.message(pending[pendingStart..<nl], format: format).withUnsafeBytes { put($0) }
+            } else {
+                pending.withUnsafeBytes { put(UnsafeRawBufferPointer(rebasing: $0[pendingStart..<nl])) }
+            }
             "\n\n".utf8CString.dropLast().withUnsafeBytes { put($0) }
             pendingStart = nl + 1
             lines += 1
@@ -174,15 +190,24 @@ final class HTTPConnection {
             let beat = format == .json
                 ? "{\"type\":\"heartbeat\",\"time\":\"\(TimeText.iso8601(ServiceClock.wallNow()))\"}"
                 : "# heartbeat \(ServiceClock.wallNow())"
-            guard send(Array(beat.utf8)) else { return -1 }
+            guard Array(beat.utf8).withUnsafeBytes({ send($0) }) else { return -1 }
         }
         var messages = 0
-        while pendingStart < pending.count, messages < Self.messagesPerWrite, lws_send_pipe_choked(wsi) == 0 {
-            guard let nl = pending[pendingStart...].firstIndex(of: 10) else { break }
-            guard send(StreamLine.message(pending[pendingStart..<nl], format: format)) else { return -1 }
+        // Each message is its own lws_write (a send(2) each): corked, the kernel sends them in as few
+        // segments as fit, as the TCP feed's one write of many lines does.
+        let corked = pendingStart < pending.count && setCork(true)
+        while messages < Self.messagesPerWrite, lws_send_pipe_choked(wsi) == 0, let nl = nextLineEnd() {
+            let sent: Bool
+            if pending[pendingStart] == Self.commentByte {
+                sent = StreamLine.message(pending[pendingStart..<nl], format: format).withUnsafeBytes { send($0) }
+            } else {
+                sent = pending.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[pendingStart..<nl])) }
+            }
+            guard sent else { return -1 }
             pendingStart = nl + 1
             messages += 1
         }
+        if corked { _ = setCork(false) }
         server.counts.streamMessages += messages
         if closing && pendingStart == pending.count {
             let reason = Array((message ?? "closed").utf8.prefix(120))
@@ -196,10 +221,26 @@ final class HTTPConnection {
     }
 
     /// Writes one WebSocket text message. - Returns: false when the connection failed.
-    private func send(_ message: some Collection<UInt8>) -> Bool {
+    private func send(_ message: UnsafeRawBufferPointer) -> Bool {
         let n = min(message.count, HTTPServer.scratchBytes)
-        var i = 0
-        for b in message.prefix(n) { buffer[i] = b; i += 1 }
+        if n > 0 { UnsafeMutableRawPointer(buffer).copyMemory(from: message.baseAddress!, byteCount: n) }
         return lws_write(wsi, buffer, n, LWS_WRITE_TEXT) >= 0
+    }
+
+    /// The index of the newline ending the line at `pendingStart`, or nil when no whole line waits.
+    private func nextLineEnd() -> Int? {
+        guard pendingStart < pending.count else { return nil }
+        return pending.withUnsafeBytes { b -> Int? in
+            guard let p = memchr(b.baseAddress! + pendingStart, 10, b.count - pendingStart) else { return nil }
+            return UnsafeRawPointer(p) - b.baseAddress!
+        }
+    }
+
+    /// Sets TCP_CORK on the connection's socket. - Returns: whether it was set.
+    private func setCork(_ on: Bool) -> Bool {
+        let fd = lws_get_socket_fd(wsi)
+        guard fd >= 0 else { return false }
+        var v: Int32 = on ? 1 : 0
+        return setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &v, socklen_t(MemoryLayout<Int32>.size)) == 0
     }
 }

@@ -5,8 +5,13 @@ extension HTTPServer {
     func callback(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutablePointer<UInt64>?,
                   _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         switch reason {
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            // Its headers are due within timeoutSeconds; else LWS_CALLBACK_TIMER answers 408.
+            lws_set_timer_usecs(wsi, lws_usec_t(Self.timeoutSeconds) * 1_000_000)
+            return 0
         case LWS_CALLBACK_HTTP:
             guard let user else { return -1 }
+            lws_set_timer_usecs(wsi, LWS_SET_TIMER_USEC_CANCEL)
             if user.pointee != 0 { connections[user.pointee] = nil }   // the next request of a keep-alive connection
             let c = HTTPConnection(id: newID(), wsi: wsi, server: self)
             user.pointee = c.id
@@ -26,6 +31,7 @@ extension HTTPServer {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             // Before lws upgrades: only a complete WebSocket handshake on the feed path, with a valid
             // token and parameters; anything else gets a JSON 4xx instead of a silent hang-up.
+            lws_set_timer_usecs(wsi, LWS_SET_TIMER_USEC_CANCEL)
             let to = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
             let refusal: HTTPAPI.Refusal?
             if to != "websocket" {
@@ -51,8 +57,14 @@ extension HTTPServer {
         case LWS_CALLBACK_RECEIVE:
             return 0   // a client's messages are ignored (lws answers pings itself)
         case LWS_CALLBACK_TIMER:
-            guard let id = user?.pointee, let c = connections[id] else { return 0 }
-            c.heartbeatDue()
+            guard let id = user?.pointee, id != 0 else {
+                // No request yet: the headers did not end within timeoutSeconds.
+                let r = HTTPResponse.error(408, "the request headers did not arrive within \(Self.timeoutSeconds) s")
+                counts.responses[408, default: 0] += 1
+                _ = HTTPConnection.writeAtOnce(wsi, r, server: self)
+                return -1
+            }
+            connections[id]?.heartbeatDue()
             return 0
         case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLOSED_HTTP:
             if let user, user.pointee != 0, let c = connections.removeValue(forKey: user.pointee) {

@@ -8,21 +8,28 @@ import Store
 /// history queries to a query thread; their answers come back through `deliver`, which wakes lws.
 ///
 /// Threading invariant: `connections`, `api`'s per-connection state and every lws call except
-/// `lws_cancel_service` are touched only on the HTTP thread (inside `lws_service`); `inbox` and
-/// `stopping` are guarded by `lock`. That is why the class may be `@unchecked Sendable`.
+/// `lws_cancel_service` are touched only on the HTTP thread (inside `lws_service`); `inbox`, `stopping`
+/// and `wakePending` are guarded by `lock`. That is why the class may be `@unchecked Sendable`.
 final class HTTPServer: @unchecked Sendable {
     static let threadName = "sextant.http"
     /// Longest path with its query string, bytes; longer: 414.
     static let maxURIBytes = 8192
     /// Most bytes of the request headers lws knows by name; more: 431.
     static let maxKnownHeaderBytes = 16384
-    /// Most bytes lws keeps of a request's headers: a request beyond it is closed by lws without a
-    /// response (the two limits above answer most oversized requests first).
+    /// Most bytes lws keeps of a request's headers. A request beyond it is closed by lws without a
+    /// response: its parser fails (`lws_pos_in_bounds`, lib/roles/http/parsers.c) and
+    /// `lws_handshake_server` (lib/roles/http/server/server.c) drops the connection with no callback
+    /// in between, whatever the options. The two limits above answer most oversized requests first.
     static let maxHeaderBytes: UInt16 = 32768
     /// Requests whose headers may be read at once; more wait for a buffer.
     static let headerPool: UInt16 = 256
-    /// Seconds a client may take to send its request headers (slow headers), and to take a response.
+    /// Seconds a client may take to send its first request's headers (slow headers): then it gets a
+    /// 408 and is closed.
     static let timeoutSeconds: UInt32 = 10
+    /// Seconds after which lws itself drops a connection still stuck (without a status; lws's
+    /// `timeout_secs`), and keeps an idle keep-alive connection (`keepalive_timeout`, which lws also
+    /// applies to headers that have begun): later than `timeoutSeconds`, so that the 408 goes first.
+    static let lwsTimeoutSeconds: UInt32 = timeoutSeconds + 5
 
     let endpoint: HTTPEndpoint
     let logger: Logger
@@ -42,6 +49,9 @@ final class HTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var inbox: [@Sendable (HTTPServer) -> Void] = []
     private var stopping = false
+    /// A wake (`lws_cancel_service`) is on its way and the HTTP thread has not yet looked at the
+    /// outboxes: more bytes for other streams need no wake of their own.
+    private var wakePending = false
     private let finished = DispatchSemaphore(value: 0)
     /// The bound port (the real one when the endpoint asked for 0).
     private(set) var port: UInt16 = 0
@@ -86,8 +96,8 @@ final class HTTPServer: @unchecked Sendable {
         info.max_http_header_data = Self.maxHeaderBytes
         // Header buffers are held only while a request's headers are read (streams let theirs go).
         info.max_http_header_pool = Self.headerPool
-        info.timeout_secs = Self.timeoutSeconds
-        info.keepalive_timeout = Int32(Self.timeoutSeconds)
+        info.timeout_secs = Self.lwsTimeoutSeconds
+        info.keepalive_timeout = Int32(Self.lwsTimeoutSeconds)
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
         if !endpoint.host.contains(":") { info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         guard let ctx = lws_create_context(&info) else {
@@ -133,17 +143,24 @@ final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Wakes the HTTP thread to look at the streams' outboxes. Any thread.
+    /// Wakes the HTTP thread to look at the streams' outboxes, unless a wake is already on its way
+    /// (the loop flushes many streams in one turn: one wake serves them all). Any thread.
     func wake() {
         lock.withLock {
-            guard !stopping, let context else { return }
+            guard !stopping, !wakePending, let context else { return }
+            wakePending = true
             lws_cancel_service(context)
         }
     }
 
     /// Runs what other threads delivered, then asks for a write on every stream with bytes waiting.
+    /// A stream filled after `wakePending` is cleared here wakes the thread again.
     func runInbox() {
-        let pending: [@Sendable (HTTPServer) -> Void] = lock.withLock { defer { inbox.removeAll() }; return inbox }
+        let pending: [@Sendable (HTTPServer) -> Void] = lock.withLock {
+            wakePending = false
+            defer { inbox.removeAll() }
+            return inbox
+        }
         for p in pending { p(self) }
         for c in connections.values where c.stream?.hasWork ?? false {
             lws_callback_on_writable(c.wsi)

@@ -1,6 +1,6 @@
 // The map's state: every tag's latest output, its trail, and the zones' occupancy, fed one output
 // object (docs/protocol.md, JSON outputs) at a time.
-import { insidePolygon } from "./geometry.js";
+import { insidePolygon, ellipse95 } from "./geometry.js";
 
 /** Points kept in a tag's trail. */
 export const TRAIL_POINTS = 20;
@@ -20,6 +20,9 @@ export class Tag {
     this.hasPosition = false;
     this.x = 0; this.y = 0; this.z = 0;
     this.cxx = 0; this.cxy = 0; this.cyy = 0;
+    // The 95 % ellipse of that covariance (metres; the major axis's angle from +x and its cosine and
+    // sine), worked out once per position rather than once per frame.
+    this.major = 0; this.minor = 0; this.angle = 0; this.cos = 1; this.sin = 0;
     this.sigma = 0; this.motion = ""; this.anchors = 0;
     this.time = "";          // the output's ISO 8601 time
     this.updated = 0;        // page clock of the latest output
@@ -40,11 +43,14 @@ export class Tag {
     else this.trailStart = (this.trailStart + 1) % TRAIL_POINTS;
   }
 
-  /** The newest trail point, [x, y], or null. */
-  lastTrailPoint() {
-    if (this.trailCount === 0) return null;
-    const i = (this.trailStart + this.trailCount - 1) % TRAIL_POINTS;
-    return [this.trail[2 * i], this.trail[2 * i + 1]];
+  /** The index of the newest trail point (with trailCount > 0): its x at trail[2i], its y at trail[2i + 1]. */
+  lastTrailIndex() { return (this.trailStart + this.trailCount - 1) % TRAIL_POINTS; }
+
+  setCovariance(xx, xy, yy) {
+    this.cxx = xx; this.cxy = xy; this.cyy = yy;
+    const e = ellipse95(xx, xy, yy);
+    this.major = e.major; this.minor = e.minor; this.angle = e.angle;
+    this.cos = Math.cos(e.angle); this.sin = Math.sin(e.angle);
   }
 
   /** Calls f(x, y) for each trail point, oldest first. */
@@ -94,7 +100,7 @@ export class TagStore {
         t.state = State.position; t.hasPosition = true;
         t.x = o.x; t.y = o.y; t.z = o.z;
         const c = o.cov || {};
-        t.cxx = c.xx || 0; t.cxy = c.xy || 0; t.cyy = c.yy || 0;
+        t.setCovariance(c.xx || 0, c.xy || 0, c.yy || 0);
         t.sigma = o.sigma; t.motion = o.motion || ""; t.anchors = o.anchors || 0;
         t.time = o.time; t.updated = now;
         if (t.trailCount === 0) t.addTrailPoint(o.x, o.y);

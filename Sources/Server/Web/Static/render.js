@@ -1,6 +1,6 @@
 // Draws the map on a <canvas>: the site plan (cached in an offscreen layer until the view or the
 // anchors' health changes) and, each animation frame with news, every tag in a few batched paths.
-import { boresightHeading, azimuthHeading, ellipse95, planRangeRadius, cornerCentroid } from "./geometry.js";
+import { boresightHeading, azimuthHeading, planRangeRadius, cornerCentroid } from "./geometry.js";
 import { State, REMOVED_LINGER_MS } from "./model.js";
 
 /** Length of the drawn field-of-view cones, metres. */
@@ -42,6 +42,8 @@ export class MapView {
     this.width = 0; this.height = 0; this.dpr = 1;
     this.highlight = new Set();
     this.selected = null;
+    // The tags of a frame by state, reused from frame to frame.
+    this.positioned = []; this.ranged = []; this.removed = [];
     this.resize();
   }
 
@@ -203,7 +205,8 @@ export class MapView {
       haloText(c, `${z.name}: ${n} tag${n === 1 ? "" : "s"}`, this.px(zx), this.py(zy), "#7a5d00");
     }
 
-    const positioned = [], ranged = [], removed = [];
+    const positioned = this.positioned, ranged = this.ranged, removed = this.removed;
+    positioned.length = 0; ranged.length = 0; removed.length = 0;
     for (const t of store.tags.values()) {
       if (t.state === State.position) positioned.push(t);
       else if (t.state === State.distance) ranged.push(t);
@@ -214,9 +217,9 @@ export class MapView {
     // tag is now, in one path (hairlines: a 1 px line is the cheapest stroke to rasterise).
     c.beginPath();
     for (const t of positioned) {
-      const p = t.lastTrailPoint();
-      if (!p) continue;
-      c.moveTo(this.px(p[0]), this.py(p[1])); c.lineTo(this.px(t.x), this.py(t.y));
+      if (t.trailCount === 0) continue;
+      const i = t.lastTrailIndex();
+      c.moveTo(this.px(t.trail[2 * i]), this.py(t.trail[2 * i + 1])); c.lineTo(this.px(t.x), this.py(t.y));
     }
     c.strokeStyle = COLORS.trail; c.lineWidth = 1; c.stroke();
 
@@ -224,11 +227,9 @@ export class MapView {
     c.beginPath();
     for (const t of positioned) {
       const X = this.px(t.x), Y = this.py(t.y);
-      const e = ellipse95(t.cxx, t.cxy, t.cyy);
-      const a = e.major * s, b = e.minor * s;
+      const a = t.major * s, b = Math.max(t.minor * s, 0.5);
       if (a < 1.5 || !visible(X, Y, a)) continue;
-      c.moveTo(X + a * Math.cos(-e.angle), Y + a * Math.sin(-e.angle));
-      c.ellipse(X, Y, a, Math.max(b, 0.5), -e.angle, 0, 2 * Math.PI);
+      ellipsePath(c, X, Y, a, b, t.cos, t.sin);
     }
     // Filling many overlapping translucent ellipses is the costliest part of a frame: above
     // FILL_LIMIT tags they are outlined only.
@@ -280,13 +281,15 @@ export class MapView {
     for (const t of removed) if (t.hasPosition && label(t)) haloText(c, `${t.id} removed`, this.px(t.x) + 6, this.py(t.y) - 7, COLORS.removed, "left");
 
     // Searched and selected tags: a ring.
+    if (this.highlight.size === 0 && !this.selected) return;
     c.beginPath();
-    for (const id of new Set([...this.highlight, this.selected])) {
-      const t = id && store.tags.get(id);
-      if (!t) continue;
-      const p = this.tagPoint(t);
+    const ring = (id) => {
+      const t = store.tags.get(id);
+      const p = t && this.tagPoint(t);
       if (p) { c.moveTo(p[0] + 9, p[1]); c.arc(p[0], p[1], 9, 0, 2 * Math.PI); }
-    }
+    };
+    for (const id of this.highlight) ring(id);
+    if (this.selected && !this.highlight.has(this.selected)) ring(this.selected);
     c.strokeStyle = COLORS.highlight; c.lineWidth = 2.5; c.stroke();
   }
 
@@ -313,6 +316,26 @@ export class MapView {
     }
     return best;
   }
+}
+
+/** The control-point distance of a quarter circle drawn as one cubic Bézier: 4(√2 − 1)/3. */
+const KAPPA = 0.5522847498307936;
+
+/**
+ * Adds an ellipse to the current path as four cubic Béziers (within 0.03 % of the true ellipse):
+ * centre (x, y) and semi-axes a, b in CSS pixels, the major axis at the site angle whose cosine and
+ * sine are `cos`, `sin` (counter-clockwise from +x; y runs down on screen). Canvas's own ellipse()
+ * costs several microseconds a call, which at 1,000 tags was most of a frame's drawing.
+ */
+function ellipsePath(g, x, y, a, b, cos, sin) {
+  const ux = a * cos, uy = -a * sin;      // the major semi-axis on screen
+  const vx = b * sin, vy = b * cos;       // the minor semi-axis, a quarter turn from it
+  const kux = KAPPA * ux, kuy = KAPPA * uy, kvx = KAPPA * vx, kvy = KAPPA * vy;
+  g.moveTo(x + ux, y + uy);
+  g.bezierCurveTo(x + ux + kvx, y + uy + kvy, x + vx + kux, y + vy + kuy, x + vx, y + vy);
+  g.bezierCurveTo(x + vx - kux, y + vy - kuy, x - ux + kvx, y - uy + kvy, x - ux, y - uy);
+  g.bezierCurveTo(x - ux - kvx, y - uy - kvy, x - vx - kux, y - vy - kuy, x - vx, y - vy);
+  g.bezierCurveTo(x - vx + kux, y - vy + kuy, x + ux - kvx, y + uy - kvy, x + ux, y + uy);
 }
 
 /** A marker per technology: square (uwb), triangle (cs), diamond (aoa); a dual anchor gets both its shapes. */
