@@ -6,6 +6,7 @@ import Wire
 enum StatusCommand {
     static let about = """
         USAGE: sextant status [--host H] [--port P] [--config FILE] [--anchors] [--lp] [--token-file FILE]
+               sextant status --instances [--database URL | --config FILE]
 
         Connects to a running service's feed port, sends '#stats', and prints its counters (lines in,
         rejected by reason, positions out, feed clients, dropped feed lines, history rows written,
@@ -20,6 +21,10 @@ enum StatusCommand {
 
         With --config FILE (the service's JSON config) it connects to that service: its feedPort, and
         its bind address (loopback when the service listens on every interface); --host and --port win.
+
+        With --instances it reads the cluster's PostgreSQL database (--database, else the --config file's
+        "database") instead and prints one row per instance of the cluster: live or offline, the seconds
+        since its heartbeat, and the sites it owns (docs/scaling.md).
         """
 
     static let host = Option.text("host", "H", help: "the service's address", defaultText: "127.0.0.1, or the --config file's bind")
@@ -34,8 +39,12 @@ enum StatusCommand {
         a file holding the feed token, when the service requires one (the environment variable \
         SEXTANT_FEED_TOKEN works too; a token is never taken on the command line, where other users could read it)
         """)
+    static let instances = Option.flag("instances", help: "the cluster's instances and the sites each owns, from the database")
+    static let database = Option<String?>.text("database", "URL", help: "with --instances: the cluster's postgres:// database",
+                                      defaultText: "the --config file's database")
     static let spec = CommandSpec("status", about: about, options: [
         host.spec, port.spec, anchors.spec, lp.spec, timeout.spec, tokenFile.spec, ConfigFile.option.spec,
+        instances.spec, database.spec,
     ])
     static var help: String { spec.help }
 
@@ -63,6 +72,7 @@ enum StatusCommand {
     static func run(_ argv: [String]) throws {
         let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
+        if a[instances] { try printInstances(a); return }
         let (host, port) = try address(a)
         let timeout = a[Self.timeout]
         var token = ProcessInfo.processInfo.environment["SEXTANT_FEED_TOKEN"]

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// One `sextant serve` of a cluster test, run from the executable built beside the test bundle. A
+/// thread reads its standard error into `lines` and signals `changed` at each, so a test waits on
+/// its log lines (never on time).
+final class ClusterProcess: @unchecked Sendable {
+    let name: String
+    private let process = Process()
+    private let errors = Pipe()
+    /// Shared by the processes of one test; broadcast at each line of any.
+    let changed: LogSignal
+    /// Guards `_lines` (invariant for `@unchecked Sendable`).
+    private let lock = NSLock()
+    private var _lines: [(received: Date, text: String)] = []
+
+    init(name: String, config: String, changed: LogSignal) throws {
+        self.name = name
+        self.changed = changed
+        let tests = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.executableURL = tests.deletingLastPathComponent().appendingPathComponent("sextant")
+        process.arguments = ["serve", "--config", config]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        let reader = errors.fileHandleForReading
+        try process.run()
+        Thread.detachNewThread { [self] in
+            var pending: [UInt8] = []
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                pending += data
+                while let nl = pending.firstIndex(of: 10) {
+                    let text = String(decoding: pending[..<nl], as: UTF8.self)
+                    pending.removeSubrange(...nl)
+                    lock.withLock { _lines.append((Date(), text)) }
+                    changed.bump()
+                }
+            }
+            lock.withLock { _lines.append((Date(), "(exited)")) }
+            changed.bump()
+        }
+    }
+
+    var lines: [(received: Date, text: String)] { lock.withLock { _lines } }
+
+    /// The `key=value` fields of a log line (values without spaces, or quoted).
+    static func fields(_ line: String) -> [String: String] {
+        var out: [String: String] = [:]
+        var rest = Substring(line)
+        while let eq = rest.firstIndex(of: "=") {
+            let key = String(rest[..<eq]).trimmingCharacters(in: .whitespaces)
+            rest = rest[rest.index(after: eq)...]
+            if rest.first == "\"" {
+                let body = rest.dropFirst()
+                let end = body.firstIndex(of: "\"") ?? body.endIndex
+                out[key] = String(body[..<end])
+                rest = end < body.endIndex ? body[body.index(after: end)...] : ""
+            } else {
+                let end = rest.firstIndex(of: " ") ?? rest.endIndex
+                out[key] = String(rest[..<end])
+                rest = rest[end...]
+            }
+        }
+        return out
+    }
+
+    /// The sites it owns now and whether each one's ingest subscription was acknowledged since it was taken.
+    var owned: [String: Bool] {
+        var sites: [String: Bool] = [:]
+        for (_, l) in lines {
+            let f = Self.fields(l)
+            guard let site = f["site"] else { continue }
+            switch f["msg"] {
+            case "site acquired": sites[site] = false
+            case "site released": sites[site] = nil
+            case "site ingest subscribed": if sites[site] != nil { sites[site] = true }
+            default: break
+            }
+        }
+        if lines.contains(where: { $0.text.contains("stopped processing every site") }) { return [:] }
+        return sites
+    }
+
+    /// Waits until `condition` holds on the log (checked at each new line), at most `timeout` seconds.
+    static func wait(_ processes: [ClusterProcess], timeout: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        let signal = processes[0].changed
+        while true {
+            let seen = signal.generation
+            if condition() { return true }
+            guard signal.wait(after: seen, until: end) else { return condition() }
+        }
+    }
+
+    /// SIGKILL, and waits for the exit.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM (a clean shutdown: sites released, history written), and waits for the exit.
+    func terminate() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
+
+/// A counter of log lines that waiters block on (the next line of any process of a test).
+/// Invariant for `@unchecked Sendable`: `count` is guarded by `condition`.
+final class LogSignal: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var count = 0
+
+    var generation: Int { condition.withLock { count } }
+
+    func bump() { condition.withLock { count += 1; condition.broadcast() } }
+
+    /// Blocks until a line after `seen` arrived (true) or `end` passed (false).
+    func wait(after seen: Int, until end: Date) -> Bool {
+        condition.withLock {
+            while count == seen { if !condition.wait(until: end) { return count != seen } }
+            return true
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import Positioning
+import SextantTestSupport
+@testable import Store
+@testable import Server
+
+/// Cluster mode end to end: one broker, one PostgreSQL, three `sextant serve --cluster` processes,
+/// simulated QoS 1 gateways for six sites; one instance is killed (SIGKILL) while it ingests.
+@Suite struct ClusterTests {
+    static let siteCount = 6
+    /// Seconds of simulated lines per site, and the share of them published before the kill.
+    static let seconds = 6.0
+    /// The documented window (docs/scaling.md): the longest stretch of measurement time without a
+    /// stored position that a takeover may leave in a site's history, seconds.
+    static let historyWindow = 2.0
+    /// The takeover bound of the instances (`cluster.takeoverSeconds`).
+    static let takeover = 4.0
+
+    @Test("three instances divide six sites; a SIGKILLed one's sites move within the bound, no gap, never two owners")
+    func killedInstanceHandsOver() throws {
+        let broker = try testBroker()
+        guard let server = ProcessInfo.processInfo.environment["SEXTANT_TEST_POSTGRES"], !server.isEmpty else {
+            Issue.record("SEXTANT_TEST_POSTGRES is not set: run the tests through scripts/with-services (scripts/test does)")
+            return
+        }
+        let name = "sextant_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresConnection(url: server).execute("CREATE DATABASE \(name)")
+        defer { try? PostgresConnection(url: server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let url = String(server[..<server.lastIndex(of: "/")!]) + "/" + name
+        let prefix = uniquePrefix()
+        let dir = temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/sites", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        // Six copies of the demo warehouse, s0 … s5, each with one simulated tag.
+        let sites = (0..<Self.siteCount).map { "s\($0)" }
+        let lines = String(decoding: demoLines(tags: 1, seconds: Self.seconds), as: UTF8.self)
+        var batches: [String: [[UInt8]]] = [:]
+        for s in sites {
+            try Site.demoWarehouseJSON.replacingOccurrences(of: "\"demo-warehouse\"", with: "\"\(s)\"")
+                .write(toFile: "\(dir)/sites/\(s).json", atomically: true, encoding: .utf8)
+            batches[s] = messages(of: Array(lines.replacingOccurrences(of: "site=demo-warehouse", with: "site=\(s)").utf8),
+                                 linesPerMessage: 40)
+        }
+        let lastLine = lines.split(separator: "\n").last.flatMap { $0.split(separator: " ").last }.flatMap { Int64($0) } ?? 0
+
+        let subscriber = try TestMQTTClient(broker)
+        try subscriber.subscribe("\(prefix)/+/tags/+/position")
+
+        let signal = LogSignal()
+        var processes: [ClusterProcess] = []
+        defer { for p in processes { p.terminate() } }
+        for i in 0..<3 {
+            let config = """
+                {"bind": "127.0.0.1", "ingestPort": 0, "feedPort": 0, "dataDirectory": "\(dir)/i\(i)", "sites": ["\(dir)/sites"],
+                 "database": "\(url)", "historyMaxDelay": 0.05, "http": "127.0.0.1:0",
+                 "mqtt": {"broker": "\(broker.host):\(broker.port)", "prefix": "\(prefix)", "outputQos": 1, "reconnectMaxDelay": 0.25},
+                 "cluster": {"instance": "i\(i)", "takeoverSeconds": \(Self.takeover), "snapshotSeconds": 0.5}}
+                """
+            try config.write(toFile: "\(dir)/i\(i).json", atomically: true, encoding: .utf8)
+            processes.append(try ClusterProcess(name: "i\(i)", config: "\(dir)/i\(i).json", changed: signal))
+        }
+        // Balanced: each owns two sites, every one subscribed.
+        let balanced = ClusterProcess.wait(processes, timeout: 30 * testTimeScale) {
+            let owned = processes.map(\.owned)
+            return owned.allSatisfy { $0.count == 2 && $0.values.allSatisfy { $0 } } && Set(owned.flatMap(\.keys)).count == Self.siteCount
+        }
+        try #require(balanced, "the instances did not divide the sites: \(processes.map { "\($0.name): \($0.owned)" }) \(processes.map { $0.lines.suffix(30).map(\.text).joined(separator: "\n") }.joined(separator: "\n---\n"))")
+
+        let gateway = try TestMQTTClient(broker)
+        let perSite = batches[sites[0]]!.count
+        let half = perSite / 2
+        func publish(_ range: Range<Int>) throws {
+            for k in range { for s in sites { try gateway.publish("\(prefix)/\(s)/ingest", batches[s]![k]) } }
+        }
+        var positions: [String: [Int64]] = [:]   // site → output times, every copy
+        func collect() {
+            for m in subscriber.messages.dropFirst(collected) {
+                let f = m.topic.split(separator: "/")
+                guard f.count == 5, let t = Self.timeNs(m.text) else { continue }
+                positions[String(f[1]), default: []].append(t)
+            }
+            collected = subscriber.messages.count
+        }
+        var collected = 0
+        func reached(_ time: Int64) -> Bool {
+            collect()
+            return sites.allSatisfy { (positions[$0]?.max() ?? .min) >= time }
+        }
+        // Phase 1: half the lines, positioned by their owners.
+        try publish(0..<half)
+        let phase1End = Self.lastTime(batches[sites[0]]![half - 1])
+        #expect(subscriber.pump(timeout: 30 * testTimeScale) { _ in reached(phase1End - 500_000_000) },
+                "phase 1 positions did not arrive")
+
+        // Phase 2: the next message of every site, then SIGKILL one instance while it ingests them, then the rest.
+        let victim = processes[1]
+        let victimSites = Set(victim.owned.keys)
+        try publish(half..<(half + 1))
+        let killed = Date()
+        victim.kill()
+        try publish((half + 1)..<perSite)
+        let survivors = [processes[0], processes[2]]
+        let tookOver = subscriber.pump(timeout: 30 * testTimeScale) { _ in
+            Set(survivors.flatMap { $0.owned.filter(\.value).keys }).isSuperset(of: victimSites)
+        }
+        try #require(tookOver, "the killed instance's sites \(victimSites.sorted()) were not taken over")
+        let acquiredAt = survivors.flatMap { p in
+            p.lines.filter { l in
+                let f = ClusterProcess.fields(l.text)
+                return f["msg"] == "site acquired" && victimSites.contains(f["site"] ?? "") && l.received >= killed
+            }.map(\.received)
+        }
+        // The new owners started from the learners the killed one saved.
+        var restored: Set<String> = []
+        for p in survivors {
+            for l in p.lines {
+                let f = ClusterProcess.fields(l.text)
+                if f["msg"] == "site acquired", f["learners_restored"] == "true", let s = f["site"], victimSites.contains(s) {
+                    restored.insert(s)
+                }
+            }
+        }
+        #expect(restored.isSuperset(of: victimSites), "learners restored only for \(restored.sorted())")
+        let takeoverTime = (acquiredAt.max() ?? Date()).timeIntervalSince(killed)
+        print("cluster takeover after SIGKILL: \(String(format: "%.2f", takeoverTime)) s for \(victimSites.count) sites")
+        #expect(takeoverTime <= Self.takeover * testTimeScale, "takeover took \(takeoverTime) s")
+        // Everything published during the hand-over reaches the new owners: positions up to the end.
+        #expect(subscriber.pump(timeout: 30 * testTimeScale) { _ in reached(lastLine - 500_000_000) },
+                "positions after the takeover did not reach the end of the lines")
+        collect()
+
+        // Nothing published after the kill is lost: each of those messages of the killed instance's
+        // sites (queued by the broker in the site's session until the new owner resumed it) gave a
+        // position within its lines' times. (The message published just before the kill may have been
+        // acknowledged by the killed instance and not positioned: the documented loss.)
+        for s in victimSites {
+            let times = Set(positions[s] ?? [])
+            for k in (half + 1)..<perSite {
+                let (first, last) = (Self.firstTime(batches[s]![k]), Self.lastTime(batches[s]![k]))
+                #expect(times.contains { $0 >= first && $0 <= last }, "site \(s): message \(k) of \(perSite), published during the hand-over, gave no position")
+            }
+        }
+        // Never two owners: no (site, tag, time) was output twice (one tag per site).
+        for s in sites {
+            let times = positions[s] ?? []
+            #expect(Set(times).count == times.count, "site \(s): \(times.count - Set(times).count) positions output twice")
+        }
+        // History: every site covered, without a gap beyond the window (survivors flush on SIGTERM).
+        for p in survivors { p.terminate() }
+        let store = try PostgresHistoryStore(url: url)
+        for s in sites {
+            let stored = try store.positions(site: s, tag: "T0", from: nil, to: nil, limit: nil).map(\.time)
+            try #require(stored.count > 10, "site \(s): \(stored.count) positions stored")
+            let gap = zip(stored.dropFirst(), stored).map { $0 - $1 }.max() ?? 0
+            if victimSites.contains(s) { print("cluster history gap on \(s) (taken over): \(Double(gap) / 1e9) s") }
+            #expect(Double(gap) / 1e9 <= Self.historyWindow, "site \(s): a gap of \(Double(gap) / 1e9) s in the history")
+            #expect(Double(lastLine - stored.last!) / 1e9 <= Self.historyWindow, "site \(s): history ends early")
+        }
+    }
+
+    /// The `timeNs` of a position's JSON.
+    static func timeNs(_ json: String) -> Int64? {
+        guard let r = json.range(of: "\"timeNs\":\"") else { return nil }
+        return Int64(json[r.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// The timestamp of a message's first line.
+    static func firstTime(_ message: [UInt8]) -> Int64 {
+        String(decoding: message, as: UTF8.self).split(separator: "\n").first.flatMap { $0.split(separator: " ").last }
+            .flatMap { Int64($0) } ?? 0
+    }
+
+    /// The timestamp of a message's last line.
+    static func lastTime(_ message: [UInt8]) -> Int64 {
+        String(decoding: message, as: UTF8.self).split(separator: "\n").last.flatMap { $0.split(separator: " ").last }
+            .flatMap { Int64($0) } ?? 0
+    }
+}
+
