@@ -93,6 +93,21 @@ final class ClusterProcess: @unchecked Sendable {
         }
     }
 
+    /// Runs `sextant ARGUMENTS` to its end. - Returns: its standard output.
+    static func run(_ arguments: [String]) throws -> String {
+        let tests = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let p = Process()
+        p.executableURL = tests.deletingLastPathComponent().appendingPathComponent("sextant")
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = try out.fileHandleForReading.readToEnd() ?? Data()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// SIGKILL, and waits for the exit.
     func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)

@@ -147,6 +147,17 @@ import SextantTestSupport
             let times = positions[s] ?? []
             #expect(Set(times).count == times.count, "site \(s): \(times.count - Set(times).count) positions output twice")
         }
+        // `sextant status --instances` lists the survivors with the sites each owns and the killed one offline
+        // (after a heartbeat that follows the takeover: the survivors send one each round).
+        var table = ""
+        let listed = subscriber.pump(timeout: 10 * testTimeScale) { _ in
+            table = (try? ClusterProcess.run(["status", "--instances", "--database", url])) ?? ""
+            let rows = table.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+            return survivors.allSatisfy { p in
+                rows.contains { $0.count == 4 && $0[0] == p.name && $0[1] == "live" && Set($0[3].split(separator: ",").map(String.init)) == Set(p.owned.keys) }
+            } && rows.contains { $0.first == victim.name && $0.dropFirst().first == "offline" }
+        }
+        #expect(listed, "sextant status --instances printed:\n\(table)")
         // History: every site covered, without a gap beyond the window (survivors flush on SIGTERM).
         for p in survivors { p.terminate() }
         let store = try PostgresHistoryStore(url: url)

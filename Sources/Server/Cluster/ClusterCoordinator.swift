@@ -14,7 +14,7 @@ import Store
 /// stops processing every site at once (the lease, see `ClusterTransport`) and connects again.
 ///
 /// Threading invariant: `owned`, `ledger` and the timers are touched only on the coordinator's thread;
-/// `instances` and `stopRequested` are guarded by `lock`. That is why the class may be `@unchecked Sendable`.
+/// `instances`, `started` and `stopRequested` are guarded by `lock`. That is why the class may be `@unchecked Sendable`.
 final class ClusterCoordinator: @unchecked Sendable {
     let config: ClusterConfig
     let logger: Logger
@@ -63,7 +63,7 @@ final class ClusterCoordinator: @unchecked Sendable {
 
     /// Starts the coordinator's thread.
     func start() {
-        started = true
+        lock.withLock { started = true }
         let t = Thread { [self] in
             ThreadName.setCurrent("sextant.cluster")
             run()
@@ -79,7 +79,10 @@ final class ClusterCoordinator: @unchecked Sendable {
     /// Releases every owned site (ingest stopped, state saved, lock freed) and ends the thread. The
     /// loop must still run. Idempotent.
     func stop() {
-        let first = lock.withLock { () -> Bool in defer { stopRequested = true }; return !stopRequested }
+        let (first, started) = lock.withLock { () -> (Bool, Bool) in
+            defer { stopRequested = true }
+            return (!stopRequested, self.started)
+        }
         guard started else { return }
         if first { wake.signal() }
         finished.wait()
