@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+import Positioning
+import SextantTestSupport
+@testable import Store
+@testable import Server
 
 /// One `sextant serve` of a cluster test, run from the executable built beside the test bundle. A
 /// thread reads its standard error into `lines` and signals `changed` at each, so a test waits on
@@ -137,5 +141,73 @@ final class LogSignal: @unchecked Sendable {
             while count == seen { if !condition.wait(until: end) { return count != seen } }
             return true
         }
+    }
+}
+
+/// A loopback cluster for a test: a fresh database on the PostgreSQL of scripts/with-services, a
+/// prefix of its own on the broker, copies of the demo warehouse `s0`… with one simulated tag each
+/// (cut into messages of 40 lines), a subscriber to every position, and the instances `i0`….
+/// Everything is stopped and removed when it goes.
+final class ClusterFixture {
+    let broker: (host: String, port: Int)
+    let url: String
+    let prefix = uniquePrefix()
+    let sites: [String]
+    var batches: [String: [[UInt8]]] = [:]
+    let lastLine: Int64
+    let subscriber: TestMQTTClient
+    var processes: [ClusterProcess] = []
+    private let server: String
+    private let name = "sextant_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    private let dir = temporaryDirectory()
+
+    init(instances: Int, sites count: Int, seconds: Double, takeover: Double) throws {
+        broker = try testBroker()
+        guard let server = ProcessInfo.processInfo.environment["SEXTANT_TEST_POSTGRES"], !server.isEmpty else {
+            throw MQTTTestError("SEXTANT_TEST_POSTGRES is not set: run the tests through scripts/with-services (scripts/test does)")
+        }
+        self.server = server
+        try PostgresConnection(url: server).execute("CREATE DATABASE \(name)")
+        url = String(server[..<server.lastIndex(of: "/")!]) + "/" + name
+        try FileManager.default.createDirectory(atPath: dir + "/sites", withIntermediateDirectories: true)
+        sites = (0..<count).map { "s\($0)" }
+        let lines = String(decoding: demoLines(tags: 1, seconds: seconds), as: UTF8.self)
+        for s in sites {
+            try Site.demoWarehouseJSON.replacingOccurrences(of: "\"demo-warehouse\"", with: "\"\(s)\"")
+                .write(toFile: "\(dir)/sites/\(s).json", atomically: true, encoding: .utf8)
+            batches[s] = messages(of: Array(lines.replacingOccurrences(of: "site=demo-warehouse", with: "site=\(s)").utf8),
+                                  linesPerMessage: 40)
+        }
+        lastLine = lines.split(separator: "\n").last.flatMap { $0.split(separator: " ").last }.flatMap { Int64($0) } ?? 0
+        subscriber = try TestMQTTClient(broker)
+        try subscriber.subscribe("\(prefix)/+/tags/+/position")
+        let signal = LogSignal()
+        for i in 0..<instances {
+            let config = """
+                {"bind": "127.0.0.1", "ingestPort": 0, "feedPort": 0, "dataDirectory": "\(dir)/i\(i)", "sites": ["\(dir)/sites"],
+                 "database": "\(url)", "historyMaxDelay": 0.05, "http": "127.0.0.1:0",
+                 "mqtt": {"broker": "\(broker.host):\(broker.port)", "prefix": "\(prefix)", "outputQos": 1, "reconnectMaxDelay": 0.25},
+                 "cluster": {"instance": "i\(i)", "takeoverSeconds": \(takeover), "snapshotSeconds": 0.5}}
+                """
+            try config.write(toFile: "\(dir)/i\(i).json", atomically: true, encoding: .utf8)
+            processes.append(try ClusterProcess(name: "i\(i)", config: "\(dir)/i\(i).json", changed: signal))
+        }
+    }
+
+    /// Waits until the instances divided the sites evenly and every owned site's ingest is subscribed.
+    func waitBalanced() throws {
+        let share = (sites.count + processes.count - 1) / processes.count
+        let balanced = ClusterProcess.wait(processes, timeout: 30 * testTimeScale) { [self] in
+            let owned = processes.map(\.owned)
+            return owned.allSatisfy { $0.count <= share && $0.values.allSatisfy { $0 } } && Set(owned.flatMap(\.keys)).count == sites.count
+        }
+        let logs = processes.map { $0.lines.suffix(30).map(\.text).joined(separator: "\n") }.joined(separator: "\n---\n")
+        try #require(balanced, "the instances did not divide the sites: \(processes.map { "\($0.name): \($0.owned)" }) \(logs)")
+    }
+
+    deinit {
+        for p in processes { p.terminate() }
+        try? PostgresConnection(url: server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        try? FileManager.default.removeItem(atPath: dir)
     }
 }

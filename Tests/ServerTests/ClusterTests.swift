@@ -19,54 +19,12 @@ import SextantTestSupport
 
     @Test("three instances divide six sites; a SIGKILLed one's sites move within the bound, no gap, never two owners")
     func killedInstanceHandsOver() throws {
-        let broker = try testBroker()
-        guard let server = ProcessInfo.processInfo.environment["SEXTANT_TEST_POSTGRES"], !server.isEmpty else {
-            Issue.record("SEXTANT_TEST_POSTGRES is not set: run the tests through scripts/with-services (scripts/test does)")
-            return
-        }
-        let name = "sextant_cluster_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try PostgresConnection(url: server).execute("CREATE DATABASE \(name)")
-        defer { try? PostgresConnection(url: server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let url = String(server[..<server.lastIndex(of: "/")!]) + "/" + name
-        let prefix = uniquePrefix()
-        let dir = temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir + "/sites", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-
-        // Six copies of the demo warehouse, s0 … s5, each with one simulated tag.
-        let sites = (0..<Self.siteCount).map { "s\($0)" }
-        let lines = String(decoding: demoLines(tags: 1, seconds: Self.seconds), as: UTF8.self)
-        var batches: [String: [[UInt8]]] = [:]
-        for s in sites {
-            try Site.demoWarehouseJSON.replacingOccurrences(of: "\"demo-warehouse\"", with: "\"\(s)\"")
-                .write(toFile: "\(dir)/sites/\(s).json", atomically: true, encoding: .utf8)
-            batches[s] = messages(of: Array(lines.replacingOccurrences(of: "site=demo-warehouse", with: "site=\(s)").utf8),
-                                 linesPerMessage: 40)
-        }
-        let lastLine = lines.split(separator: "\n").last.flatMap { $0.split(separator: " ").last }.flatMap { Int64($0) } ?? 0
-
-        let subscriber = try TestMQTTClient(broker)
-        try subscriber.subscribe("\(prefix)/+/tags/+/position")
-
-        let signal = LogSignal()
-        var processes: [ClusterProcess] = []
-        defer { for p in processes { p.terminate() } }
-        for i in 0..<3 {
-            let config = """
-                {"bind": "127.0.0.1", "ingestPort": 0, "feedPort": 0, "dataDirectory": "\(dir)/i\(i)", "sites": ["\(dir)/sites"],
-                 "database": "\(url)", "historyMaxDelay": 0.05, "http": "127.0.0.1:0",
-                 "mqtt": {"broker": "\(broker.host):\(broker.port)", "prefix": "\(prefix)", "outputQos": 1, "reconnectMaxDelay": 0.25},
-                 "cluster": {"instance": "i\(i)", "takeoverSeconds": \(Self.takeover), "snapshotSeconds": 0.5}}
-                """
-            try config.write(toFile: "\(dir)/i\(i).json", atomically: true, encoding: .utf8)
-            processes.append(try ClusterProcess(name: "i\(i)", config: "\(dir)/i\(i).json", changed: signal))
-        }
-        // Balanced: each owns two sites, every one subscribed.
-        let balanced = ClusterProcess.wait(processes, timeout: 30 * testTimeScale) {
-            let owned = processes.map(\.owned)
-            return owned.allSatisfy { $0.count == 2 && $0.values.allSatisfy { $0 } } && Set(owned.flatMap(\.keys)).count == Self.siteCount
-        }
-        try #require(balanced, "the instances did not divide the sites: \(processes.map { "\($0.name): \($0.owned)" }) \(processes.map { $0.lines.suffix(30).map(\.text).joined(separator: "\n") }.joined(separator: "\n---\n"))")
+        let cluster = try ClusterFixture(instances: 3, sites: Self.siteCount, seconds: Self.seconds, takeover: Self.takeover)
+        let (broker, url, prefix, sites, batches, processes) = (cluster.broker, cluster.url, cluster.prefix, cluster.sites,
+                                                                cluster.batches, cluster.processes)
+        let lastLine = cluster.lastLine
+        let subscriber = cluster.subscriber
+        try cluster.waitBalanced()
 
         let gateway = try TestMQTTClient(broker)
         let perSite = batches[sites[0]]!.count
@@ -168,6 +126,42 @@ import SextantTestSupport
             if victimSites.contains(s) { print("cluster history gap on \(s) (taken over): \(Double(gap) / 1e9) s") }
             #expect(Double(gap) / 1e9 <= Self.historyWindow, "site \(s): a gap of \(Double(gap) / 1e9) s in the history")
             #expect(Double(lastLine - stored.last!) / 1e9 <= Self.historyWindow, "site \(s): history ends early")
+        }
+    }
+
+    @Test("an instance whose database connection is ended gives its sites up; they carry on elsewhere, none positioned twice")
+    func lostDatabaseConnectionGivesSitesUp() throws {
+        let cluster = try ClusterFixture(instances: 2, sites: 4, seconds: 4, takeover: Self.takeover)
+        try cluster.waitBalanced()
+        let gateway = try TestMQTTClient(cluster.broker)
+        let (victim, other) = (cluster.processes[0], cluster.processes[1])
+        let perSite = cluster.batches[cluster.sites[0]]!.count
+        func publish(_ range: Range<Int>) throws {
+            for k in range { for s in cluster.sites { try gateway.publish("\(cluster.prefix)/\(s)/ingest", cluster.batches[s]![k]) } }
+        }
+        try publish(0..<(perSite / 2))
+        // The server ends the victim's cluster connection (as a restart of the server, or an operator, would).
+        let admin = try PostgresConnection(url: cluster.url)
+        try admin.query("SELECT pg_terminate_backend(backend_pid) FROM cluster_instances WHERE id = $1", [victim.name])
+        try publish((perSite / 2)..<perSite)
+        var positions: [String: [Int64]] = [:]
+        var collected = 0
+        let done = cluster.subscriber.pump(timeout: 30 * testTimeScale) { c in
+            for m in c.messages.dropFirst(collected) {
+                let f = m.topic.split(separator: "/")
+                if f.count == 5, let t = Self.timeNs(m.text) { positions[String(f[1]), default: []].append(t) }
+            }
+            collected = c.messages.count
+            let gaveUp = victim.lines.contains { $0.text.contains("lost the database; gave up every site") }
+            let owned = Set(victim.owned.filter(\.value).keys).union(other.owned.filter(\.value).keys)
+            return gaveUp && owned.count == cluster.sites.count
+                && cluster.sites.allSatisfy { (positions[$0]?.max() ?? .min) >= cluster.lastLine - 500_000_000 }
+        }
+        let log = victim.lines.suffix(15).map(\.text).joined(separator: "\n")
+        #expect(done, "after the connection ended: \(victim.name) \(victim.owned), \(other.name) \(other.owned); \(log)")
+        for s in cluster.sites {
+            let times = positions[s] ?? []
+            #expect(Set(times).count == times.count, "site \(s): \(times.count - Set(times).count) positions output twice")
         }
     }
 

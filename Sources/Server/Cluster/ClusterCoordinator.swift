@@ -121,9 +121,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             }
         }
         do {
-            let sent = ServiceClock.monotonicNow()
-            let all = try ledger.heartbeat(owned: Array(owned.keys))
-            lease.renew(sentAt: sent)
+            let all = try confirmed { try ledger.heartbeat(owned: Array(owned.keys)) }
             lock.withLock { _instances = all }
             let live = max(1, all.filter(\.live).count)
             let share = (preference.count + live - 1) / live
@@ -133,7 +131,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             } else if owned.count < share {
                 for site in preference where owned[site] == nil && owned.count < share {
                     guard !lease.isExpired(now: ServiceClock.monotonicNow()) else { break }
-                    if try ledger.tryLock(site: site) { try take(site) }
+                    if try confirmed({ try ledger.tryLock(site: site) }) { try take(site) }
                 }
             }
             let now = ServiceClock.monotonicNow()
@@ -167,7 +165,7 @@ final class ClusterCoordinator: @unchecked Sendable {
 
     /// Takes a site whose lock was just acquired.
     private func take(_ site: String) throws {
-        let saved = try ledger.loadSnapshot(site: site)
+        let saved = try confirmed { try ledger.loadSnapshot(site: site) }
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         let learners = saved.flatMap { try? decoder.decode(LearnerSnapshot.self, from: Data($0.utf8)) }
@@ -201,8 +199,8 @@ final class ClusterCoordinator: @unchecked Sendable {
         } ?? nil
         owned[site] = nil
         do {
-            if let snapshot { try ledger.saveSnapshot(site: site, json: Self.json(snapshot)) }
-            try ledger.unlock(site: site)
+            if let snapshot { try confirmed { try ledger.saveSnapshot(site: site, json: Self.json(snapshot)) } }
+            try confirmed { try ledger.unlock(site: site) }
             logger.info("site released", ["site": site, "instance": config.instance, "reason": reason, "owned": owned.count])
         } catch {
             // The lock cannot be freed: drop the connection, which frees it.
@@ -213,7 +211,16 @@ final class ClusterCoordinator: @unchecked Sendable {
     /// Saves one owned site's learners.
     private func save(_ site: String) throws {
         guard let s = onLoop({ $0.engine.pipeline.engine.learnersSnapshot(site: site) }) ?? nil else { return }
-        try ledger.saveSnapshot(site: site, json: Self.json(s))
+        try confirmed { try ledger.saveSnapshot(site: site, json: Self.json(s)) }
+    }
+
+    /// Runs one call on the cluster connection; when it succeeds, the server heard the connection
+    /// when the call was sent, so its locks are held at least a lease from then: the lease is renewed.
+    private func confirmed<T>(_ call: () throws -> T) throws -> T {
+        let sent = ServiceClock.monotonicNow()
+        let value = try call()
+        lease.renew(sentAt: sent)
+        return value
     }
 
     static func json(_ s: LearnerSnapshot) -> String {

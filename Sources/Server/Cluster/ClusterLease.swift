@@ -16,7 +16,7 @@ final class ClusterLease: @unchecked Sendable {
     init(seconds: Double) { duration = Int64(seconds * 1e9) }
 
     /// A heartbeat sent at monotonic time `sent` succeeded: the sites are ours until `sent + duration`.
-    func renew(sentAt sent: Int64) { lock.withLock { renewed = max(renewed, sent); _fenced = false } }
+    func renew(sentAt sent: Int64) { lock.withLock { renewed = max(renewed, sent) } }
 
     /// Monotonic time until which the sites are ours (nil before the first heartbeat).
     var expiry: Int64? { lock.withLock { renewed == .min ? nil : renewed + duration } }
@@ -25,7 +25,7 @@ final class ClusterLease: @unchecked Sendable {
     func isExpired(now: Int64) -> Bool { lock.withLock { renewed == .min || now >= renewed + duration } }
 
     /// Set by the loop when it stopped processing because the lease ran out; the coordinator then
-    /// stops the sites' clients and reconnects. Cleared by the next renewal.
+    /// stops the sites' clients and reconnects, and clears it.
     var fenced: Bool {
         get { lock.withLock { _fenced } }
         set { lock.withLock { _fenced = newValue } }
