@@ -74,6 +74,7 @@ final class ClusterProcess: @unchecked Sendable {
         var sites: [String: Bool] = [:]
         for (_, l) in lines {
             let f = Self.fields(l)
+            if f["msg"] == "cluster: stopped processing every site" { sites.removeAll() }
             guard let site = f["site"] else { continue }
             switch f["msg"] {
             case "site acquired": sites[site] = false
@@ -82,7 +83,6 @@ final class ClusterProcess: @unchecked Sendable {
             default: break
             }
         }
-        if lines.contains(where: { $0.text.contains("stopped processing every site") }) { return [:] }
         return sites
     }
 
