@@ -116,6 +116,16 @@ import SextantTestSupport
             } && rows.contains { $0.first == victim.name && $0.dropFirst().first == "offline" }
         }
         #expect(listed, "sextant status --instances printed:\n\(table)")
+        // REST on one survivor answers for a site the other owns, from the database's last positions.
+        let (asked, owner) = (survivors[0], survivors[1])
+        let port = asked.lines.compactMap { ClusterProcess.fields($0.text)["http"] }.first.flatMap { $0.split(separator: ":").last }
+            .flatMap { UInt16($0) }
+        let elsewhere = try #require(owner.owned.keys.sorted().first)
+        let reply = try curl(try #require(port), "/api/v1/sites/\(elsewhere)/tags").json()
+        let tags = reply["tags"] as? [[String: Any]] ?? []
+        let newest = tags.compactMap { ($0["timeNs"] as? String).flatMap { Int64($0) } }.max() ?? 0
+        #expect(tags.count == 1 && Double(lastLine - newest) / 1e9 <= Self.historyWindow,
+                "\(asked.name) on \(elsewhere), owned by \(owner.name): \(reply)")
         // History: every site covered, without a gap beyond the window (survivors flush on SIGTERM).
         for p in survivors { p.terminate() }
         let store = try PostgresHistoryStore(url: url)

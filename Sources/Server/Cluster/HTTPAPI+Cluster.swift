@@ -7,7 +7,7 @@ extension HTTPAPI {
     /// for a site this instance positions; in cluster mode, for a site another instance owns, from the
     /// database's last positions (which its owner writes with its history).
     func tags(_ site: String, on c: HTTPConnection) {
-        guard let reader else { onLoop(c) { $0.tagsJSON(site) }; return }
+        guard let reader, loop.config.cluster != nil else { onLoop(c) { $0.tagsJSON(site) }; return }
         let id = c.id
         let server = self.server!
         loop.submit { [self] l in
