@@ -48,6 +48,8 @@ let package = Package(
                           path: "Benchmarks/sextant-bench", swiftSettings: strict),
         .executableTarget(name: "service-bench", dependencies: ["Server", "Store", "Positioning", "Wire", "Pipeline", "Numerics"],
                           path: "Benchmarks/service-bench", swiftSettings: strict),
+        .executableTarget(name: "cluster-bench", dependencies: ["Server", "Store", "Positioning", "Wire", "CMosquitto"],
+                          path: "Benchmarks/cluster-bench", swiftSettings: strict),
         .executableTarget(name: "mqtt-bench", dependencies: ["Server", "Positioning", "Wire", "Numerics", "CMosquitto"],
                           path: "Benchmarks/mqtt-bench", swiftSettings: strict),
         .executableTarget(name: "store-bench", dependencies: ["Store", "Positioning", "Numerics"],

@@ -158,6 +158,15 @@ public struct Pipeline: Sendable {
         engine.replace(site: site, config: engineConfig)
     }
 
+    /// Restores one site's learned biases and anchor health (see `Engine.restore(site:learners:)`).
+    @discardableResult
+    public mutating func restore(site: String, learners: LearnerSnapshot) -> Bool {
+        engine.restore(site: site, learners: learners)
+    }
+
+    /// Starts one site's tracker over, silently (see `Engine.reset(site:config:)`).
+    public mutating func reset(site: String) { engine.reset(site: site, config: engineConfig) }
+
     /// Advances the engine's clock (removing silent tags); outputs go to `emit` and are counted.
     public mutating func advance(to now: Nanoseconds, emit: (Output) -> Void) {
         engine.advance(to: now) { o in

@@ -24,6 +24,8 @@ public final class Service: @unchecked Sendable {
     private let loop: ServiceLoop
     /// MQTT in and out (`config.mqtt`); nil when off.
     private let mqtt: MQTTBridge?
+    /// Cluster mode's coordinator (`config.cluster`); nil when off.
+    private let cluster: ClusterCoordinator?
     /// The HTTP port, when `config.http` is set; started with the loop, stopped before it.
     private let httpServer: HTTPServer?
     private let httpTransport: HTTPTransport?
@@ -44,7 +46,8 @@ public final class Service: @unchecked Sendable {
     ///   - logger: structured log lines.
     public init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate] = [],
                 history: (any HistorySink)? = nil, retention: RetentionRunner? = nil,
-                historyReader: (any HistoryStorage)? = nil, logger: Logger = Logger()) throws {
+                historyReader: (any HistoryStorage)? = nil, clusterStore: (any HistoryStorage)? = nil,
+                logger: Logger = Logger()) throws {
         self.config = config
         self.logger = logger
         self.sites = sites
@@ -52,7 +55,9 @@ public final class Service: @unchecked Sendable {
         let loop = try ServiceLoop(config: config, sites: sites, lastPositions: lastPositions, history: history,
                                    logger: logger)
         self.loop = loop
-        if let m = config.mqtt {
+        if var m = config.mqtt {
+            // Cluster mode: each instance's status topic and output client are its own.
+            if let c = config.cluster, m.instance == MQTTConfig().instance { m.instance = c.instance }
             let bridge = try MQTTBridge(config: m, logger: logger) { [weak loop] in loop?.submit { $0.mqtt?.drainInbox() } }
             let transport = MQTTIngest(loop: loop, admission: loop.admission, bridge: bridge)
             loop.mqtt = transport
@@ -62,6 +67,7 @@ public final class Service: @unchecked Sendable {
         } else {
             mqtt = nil
         }
+        cluster = Self.makeCluster(config: config, sites: sites, loop: loop, bridge: mqtt, store: clusterStore, logger: logger)
         httpServer = config.http.map { HTTPServer(endpoint: $0, heartbeat: config.httpHeartbeat, logger: logger) }
         if let httpServer {
             // Weak: the loop holds the transport, and the server (through its API) holds the loop.
@@ -109,6 +115,7 @@ public final class Service: @unchecked Sendable {
             ThreadName.setCurrent(ServiceLoop.threadName)
             loop.run()
             // The ingest client may still be connected when the loop ended by itself (a poll error).
+            self.cluster?.stop()
             mqtt?.stopIngest()
             mqtt?.stopOutput()
             retention?.stop()
@@ -133,7 +140,7 @@ public final class Service: @unchecked Sendable {
                                     "tls": mqtt.config.caFile != nil, "ingest": MQTTTopic.ingestPattern(prefix: mqtt.config.prefix),
                                     "outputs": mqtt.config.effectiveOutputs.map { "\($0.prefix) (\($0.format.rawValue))" }.joined(separator: ", "),
                                     "status": mqtt.statusTopic])
-            mqtt.start()
+            mqtt.start(ingest: cluster == nil)
         }
         if let httpServer {
             logger.info("http listening", ["http": HTTPEndpoint(host: httpServer.endpoint.host, port: httpServer.port).description,
@@ -143,6 +150,7 @@ public final class Service: @unchecked Sendable {
                                ["http": httpServer.endpoint.description])
             }
         }
+        cluster?.start()
         if let retention {
             logger.info("retention on", ["full_rate_days": Double(retention.policy.fullRate) / 86_400e9,
                                          "keep_days": Double(retention.policy.keep) / 86_400e9,
@@ -245,6 +253,8 @@ public final class Service: @unchecked Sendable {
         }
         if wasRunning {
             logger.info("shutting down")
+            // Cluster mode: every site is handed over first (ingest stopped, state saved, lock freed).
+            cluster?.stop()
             // MQTT in first: what the ingest client received is in the inbox, whose drain was submitted
             // before the stop below, so it is positioned (and its positions stored) before the loop ends.
             mqtt?.stopIngest()

@@ -99,6 +99,8 @@ extension ServiceConfig {
         .number("ingestIdleTimeout", \.ingestIdleTimeout, SettingRange(0, 86_400, unit: "seconds", note: "0: never")),
         // The serve flags --mqtt, --mqtt-prefix, --mqtt-format and --mqtt-instance change parts of it.
         .object("mqtt", defaultText: "off") { v, c throws(ConfigError) in c.mqtt = try MQTTConfig(json: v) },
+        // The serve flag --cluster sets its instance.
+        .object("cluster", defaultText: "off") { v, c throws(ConfigError) in c.cluster = try ClusterConfig(json: v) },
     ]
 
     /// The keys a JSON config file may hold (each the name of a field of `ServiceConfig`, `bind` for

@@ -126,6 +126,9 @@ public struct ServiceConfig: Sendable, Equatable {
     public var ingestIdleTimeout: Double = 900
     /// MQTT in and out through a broker (default nil: off); see docs/mqtt.md.
     public var mqtt: MQTTConfig?
+    /// Cluster mode (default nil: off): instances sharing the broker of `mqtt` and the PostgreSQL
+    /// `database` divide the sites; see docs/scaling.md.
+    public var cluster: ClusterConfig?
 
     public init() {}
 
@@ -173,6 +176,12 @@ public struct ServiceConfig: Sendable, Equatable {
         }
         try check(!sitePaths.contains { $0.isEmpty || $0.utf8.contains(0) }, "sites", "must be non-empty paths")
         try mqtt?.validate()
+        if let cluster {
+            try cluster.validate()
+            try check(mqtt != nil, "cluster", "needs \"mqtt\" (or --mqtt): the instances share the sites' ingest through the broker")
+            try check(HistoryDatabase.isPostgres(database), "cluster",
+                      "needs a PostgreSQL \"database\" (or --database postgres://…): the instances share ownership and history there")
+        }
         try ingestTokens.validate(key: "ingestTokens")
         try feedTokens.validate(key: "feedTokens")
         if let d = retentionKeepDays {

@@ -54,7 +54,8 @@ public final class ServiceHost: Sendable {
             // The HTTP port reads history on a connection of its own, off the loop.
             let reader = config.http == nil ? nil : try HistoryDatabase.open(database: config.database, directory: config.dataDirectory)
             service = try Service(config: config, sites: sites, lastPositions: last, history: writer,
-                                  retention: retention, historyReader: reader, logger: logger)
+                                  retention: retention, historyReader: reader,
+                                  clusterStore: config.cluster == nil ? nil : store, logger: logger)
         } catch {
             writer.close()
             throw error

@@ -13,8 +13,10 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Connects to `url` (a libpq URI such as `postgres://user@127.0.0.1:5432/sextant`, or a
     /// `key=value` string). Throws a transient `PostgresError` if the server cannot be reached.
-    init(url: String) throws {
-        guard let handle = PQconnectdb(url) else {
+    /// - Parameter parameters: libpq connection keywords that override the URL's (for example
+    ///   `keepalives_idle`), passed with `PQconnectdbParams`.
+    init(url: String, parameters: [(String, String)] = []) throws {
+        guard let handle = parameters.isEmpty ? PQconnectdb(url) : Self.connect(url, parameters) else {
             throw PostgresError(sqlState: nil, message: "out of memory", isConnectionFailure: true)
         }
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -28,6 +30,17 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     deinit { PQfinish(connection) }
+
+    /// `PQconnectdbParams` with `url` expanded as `dbname` and `parameters` after it (later keywords win).
+    private static func connect(_ url: String, _ parameters: [(String, String)]) -> OpaquePointer? {
+        let pairs = [("dbname", url)] + parameters
+        let keys = pairs.map { strdup($0.0) }, values = pairs.map { strdup($0.1) }
+        defer { for p in keys + values { free(p) } }
+        var k = keys.map { UnsafePointer($0) } + [nil], v = values.map { UnsafePointer($0) } + [nil]
+        return k.withUnsafeMutableBufferPointer { kp in
+            v.withUnsafeMutableBufferPointer { vp in PQconnectdbParams(kp.baseAddress, vp.baseAddress, 1) }
+        }
+    }
 
     /// False once the connection is lost (the server restarted, the network failed); a new
     /// connection is then needed.

@@ -102,14 +102,16 @@ public enum PostgresSchema {
     /// - Returns: the versions applied.
     @discardableResult
     static func migrate(_ connection: PostgresConnection) throws -> [Int] {
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)
-            """)
         var applied: [Int] = []
         try connection.execute("BEGIN")
         do {
             try connection.query("SELECT pg_advisory_xact_lock(7400)")  // the lock's key: Sextant's ingest port
+            // Under the lock: two processes creating the table at once collide in the catalog
+            // (23505 on pg_type) even with IF NOT EXISTS.
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)
+                """)
             let rows = try connection.query("SELECT version, name FROM schema_migrations")
             var recorded: [Int: String] = [:]
             for r in 0..<rows.count { recorded[Int(rows.int64(r, 0))] = rows.string(r, 1) ?? "" }

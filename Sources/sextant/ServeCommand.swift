@@ -84,9 +84,14 @@ enum ServeCommand {
     /// `--mqtt-instance`.
     static let mqttInstance = Option<String?>.text("mqtt-instance", "NAME", help: "names the MQTT status topic and the client ids",
                                                    defaultText: "sextant")
+    /// `--cluster`.
+    static let cluster = Option<String?>.text("cluster", "NAME", help: """
+        cluster mode, as the instance NAME: instances sharing the --mqtt broker and the PostgreSQL --database divide         the sites, each subscribing only to the ingest topics of the sites it owns; a dead instance's sites move         to the others (see docs/scaling.md)
+        """, defaultText: "off")
     /// The MQTT flags, each with the key of the config file's `mqtt` object it sets.
     static let mqttOptions = [(mqttBroker.spec, "mqtt.broker"), (mqttPrefix.spec, "mqtt.prefix"),
-                              (mqttFormat.spec, "mqtt.outputs"), (mqttInstance.spec, "mqtt.instance")].map { spec, key in
+                              (mqttFormat.spec, "mqtt.outputs"), (mqttInstance.spec, "mqtt.instance"),
+                              (cluster.spec, "cluster.instance")].map { spec, key in
         var spec = spec
         spec.configKey = key
         return spec
@@ -167,6 +172,11 @@ enum ServeCommand {
             }
         }
         try applyMQTT(a, to: &c)
+        if let name = a[cluster] {
+            var k = c.cluster ?? ClusterConfig(instance: name)
+            k.instance = name
+            c.cluster = k
+        }
         do { try c.validate() } catch { throw CommandError.usage("serve: \(error)") }
         return c
     }

@@ -6,6 +6,7 @@ import Wire
 enum StatusCommand {
     static let about = """
         USAGE: sextant status [--host H] [--port P] [--config FILE] [--anchors] [--lp] [--token-file FILE]
+               sextant status --instances [--database URL | --config FILE]
 
         Connects to a running service's feed port, sends '#stats', and prints its counters (lines in,
         rejected by reason, positions out, feed clients, dropped feed lines, history rows written,
@@ -22,6 +23,10 @@ enum StatusCommand {
         its bind address (loopback when the service listens on every interface), and, when the file has
         feedTokens, one of them (the first that covers every site, else the first); --host, --port,
         --token-file and SEXTANT_FEED_TOKEN win.
+
+        With --instances it reads the cluster's PostgreSQL database (--database, else the --config file's
+        "database") instead and prints one row per instance of the cluster: live or offline, the seconds
+        since its heartbeat, and the sites it owns (docs/scaling.md).
         """
 
     static let host = Option.text("host", "H", help: "the service's address", defaultText: "127.0.0.1, or the --config file's bind")
@@ -36,8 +41,12 @@ enum StatusCommand {
         a file holding the feed token, when the service requires one (the environment variable \
         SEXTANT_FEED_TOKEN works too; a token is never taken on the command line, where other users could read it)
         """)
+    static let instances = Option.flag("instances", help: "the cluster's instances and the sites each owns, from the database")
+    static let database = Option<String?>.text("database", "URL", help: "with --instances: the cluster's postgres:// database",
+                                      defaultText: "the --config file's database")
     static let spec = CommandSpec("status", about: about, options: [
         host.spec, port.spec, anchors.spec, lp.spec, timeout.spec, tokenFile.spec, ConfigFile.option.spec,
+        instances.spec, database.spec,
     ])
     static var help: String { spec.help }
 
@@ -78,6 +87,7 @@ enum StatusCommand {
     static func run(_ argv: [String]) throws {
         let a = try spec.parse(argv)
         if a.wantsHelp { print(help); return }
+        if a[instances] { try printInstances(a); return }
         let (host, port) = try address(a)
         let timeout = a[Self.timeout]
         let token = try token(a, environment: ProcessInfo.processInfo.environment)

@@ -6,7 +6,7 @@
 /// (less when its lines come fast, as their σ is inflated for correlated errors: 0.16–0.22 on LIAS).
 /// An anchor that was moved, or whose map position is wrong, shows several times the others' RMS and
 /// many rejections while the others do not; one behind a rack shows many blocked ranges.
-public struct AnchorHealth: Sendable, Equatable {
+public struct AnchorHealth: Sendable, Equatable, Codable {
     /// Ranging lines from the anchor that the engine accepted.
     public var lines = 0
     /// The time of the first of them (`.max`: none yet).

@@ -317,3 +317,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension BiasLearner {
+    /// Takes the learned state of a snapshot, which the caller checked fits (`slots == n`); here,
+    /// beside the properties whose setters are private.
+    mutating func load(_ s: LearnerSnapshot) {
+        estimate = s.estimate; bias = s.bias; covariance = s.covariance; samples = s.samples
+        info = s.info; vec = s.vec; variance = s.variance
+        roundsSinceSolve = s.roundsSinceSolve; weightedSquares = s.weightedSquares; residualDOF = s.residualDOF
+    }
+}

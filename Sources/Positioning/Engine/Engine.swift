@@ -67,6 +67,21 @@ public struct Engine: Sendable {
         return .replaced
     }
 
+    /// Puts a snapshot's learned biases and anchor health in place for one site (see
+    /// `SiteTracker.restore(learners:)`). - Returns: false when the site is unknown or it does not fit.
+    @discardableResult
+    public mutating func restore(site: String, learners: LearnerSnapshot) -> Bool {
+        guard let i = siteIndex.number(of: site) else { return false }
+        return siteTrackers[i].restore(learners: learners)
+    }
+
+    /// Starts one site's tracker over with the same map, silently: its tags, learned biases and anchor
+    /// health are dropped, no output is emitted (another owner carries the site on).
+    public mutating func reset(site: String, config: EngineConfig) {
+        guard let i = siteIndex.number(of: site) else { return }
+        siteTrackers[i] = SiteTracker(site: siteTrackers[i].site, config: config)
+    }
+
     /// The number of tracked tags over all sites.
     public var tagCount: Int { siteTrackers.reduce(0) { $0 + $1.tagCount } }
 

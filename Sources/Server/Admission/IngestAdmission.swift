@@ -73,7 +73,8 @@ final class IngestAdmission {
         let rateLimited = config.maxLinesPerSecond > 0
         var sink = AdmissionSink(admission: self, engine: engine, session: s, counters: counters,
                                  checks: EventChecks(window: config.timestampWindow(reference: received),
-                                                     plausible: PlausibleTimestamps(reference: received)),
+                                                     plausible: PlausibleTimestamps(reference: received),
+                                                     owned: engine.ownedSites),
                                  record: config.recordMeasurements ? engine.history : nil, now: monotonic)
         s.lastActivity = monotonic
         var lines = 0

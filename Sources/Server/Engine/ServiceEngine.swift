@@ -23,6 +23,9 @@ final class ServiceEngine {
     var silentAnchors: Set<AnchorKey> = []
     /// The history sink's counters when last logged.
     var historyHealth = HistoryHealth()
+    /// Cluster mode: the sites this instance owns now, whose lines it positions (nil: not in a
+    /// cluster, every site). Changed by `ClusterCoordinator` on the loop thread.
+    var ownedSites: Set<String>?
 
     init(config: ServiceConfig, sites: [Site], lastPositions: [PositionEstimate], history: (any HistorySink)?,
          logger: Logger) {

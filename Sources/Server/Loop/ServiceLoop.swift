@@ -53,6 +53,8 @@ final class ServiceLoop: @unchecked Sendable {
     private(set) var feed: TCPFeed?
     /// MQTT in (nil: off); added by `Service` before the loop runs.
     var mqtt: MQTTIngest?
+    /// Cluster mode's fence (nil: off); added by `Service` before the loop runs.
+    var cluster: ClusterTransport?
     /// When the once-a-second work and the last flush ran (monotonic ns).
     private var lastSweep: Int64 = 0
     private var lastFlush: Int64 = 0

@@ -34,15 +34,7 @@ final class MQTTBridge: @unchecked Sendable {
     init(config: MQTTConfig, logger: Logger, schedule: @escaping @Sendable () -> Void) throws(MQTTError) {
         self.config = config
         self.logger = logger
-        var base = MQTTClient.Options(clientID: config.effectiveClientID + "-in")
-        base.host = config.host
-        base.port = Int32(config.port)
-        base.protocolVersion = config.protocolVersion
-        base.keepAlive = Int32(config.keepAlive)
-        base.username = config.username
-        base.password = config.password
-        base.caFile = config.caFile
-        base.reconnectMaxDelay = config.reconnectMaxDelay
+        let base = config.clientOptions(clientID: config.effectiveClientID + "-in")
         var ingest = base
         ingest.cleanSession = false
         ingest.sessionExpiry = UInt32(config.sessionExpiry)
@@ -59,7 +51,8 @@ final class MQTTBridge: @unchecked Sendable {
     var statusTopic: String { MQTTTopic.status(prefix: config.prefix, instance: config.instance) }
 
     /// Starts both clients' threads (they connect, and keep reconnecting with back-off).
-    func start() {
+    /// - Parameter ingest: false in cluster mode, where each owned site has an ingest client of its own.
+    func start(ingest: Bool = true) {
         let status = statusTopic
         outClient.start(name: "sextant.mqtt-out", handlers: .init(
             connected: { [logger, config] c in
@@ -67,6 +60,7 @@ final class MQTTBridge: @unchecked Sendable {
                 Self.publish(c, status, "online", qos: 1, retain: true)
             },
             problem: { [weak self] in self?.problem("out", $0) }))
+        guard ingest else { return }
         let pattern = MQTTTopic.ingestPattern(prefix: config.prefix)
         inClient.start(name: "sextant.mqtt-in", handlers: .init(
             connected: { [logger, config] c in
@@ -122,7 +116,7 @@ final class MQTTBridge: @unchecked Sendable {
 
     // MARK: the ingest client's thread
 
-    private func received(_ topic: UnsafePointer<CChar>, _ payload: UnsafeRawBufferPointer, retained: Bool) {
+    func received(_ topic: UnsafePointer<CChar>, _ payload: UnsafeRawBufferPointer, retained: Bool) {
         let name = String(cString: topic)
         guard let site = MQTTTopic.site(ofIngest: name, prefix: config.prefix) else { return }
         if retained {

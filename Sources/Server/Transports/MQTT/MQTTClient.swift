@@ -48,6 +48,8 @@ final class MQTTClient: @unchecked Sendable {
         var message: (UnsafePointer<CChar>, UnsafeRawBufferPointer, Int32, Bool) -> Void = { _, _, _, _ in }
         /// The connection was lost, or an attempt failed, with a message for the log.
         var problem: (String) -> Void = { _ in }
+        /// The broker acknowledged a subscription (SUBACK).
+        var subscribed: (MQTTClient) -> Void = { _ in }
     }
 
     let options: Options
@@ -105,6 +107,10 @@ final class MQTTClient: @unchecked Sendable {
             let c = MQTTClient.from(obj)
             guard !c.lock.withLock({ c.discarding }) else { return }
             c.handlers.message(topic, payload, m.qos, m.retain)
+        }
+        mosquitto_subscribe_v5_callback_set(h) { _, obj, _, _, _, _ in
+            let c = MQTTClient.from(obj)
+            c.handlers.subscribed(c)
         }
         mosquitto_publish_v5_callback_set(h) { _, obj, _, _, _ in
             let c = MQTTClient.from(obj)

@@ -22,6 +22,8 @@ final class MQTTIngest: LoopTransport {
     private(set) var linesIn = 0
     private(set) var messagesUnknownSite = 0
     private(set) var rejectionReports = 0
+    /// Cluster mode: messages of sites this instance no longer owns when they reached the loop.
+    private(set) var messagesNotOwned = 0
     private var lastUnknownSiteLog: Int64 = 0
     private var lastRejectedLog: Int64 = 0
 
@@ -43,6 +45,10 @@ final class MQTTIngest: LoopTransport {
         messagesIn += 1
         guard loop.engine.pipeline.engine.tracker(m.site) != nil else {
             unknownSite(m)
+            return
+        }
+        if let owned = loop.engine.ownedSites, !owned.contains(m.site) {
+            notOwned(m)
             return
         }
         let s = session(for: m.site)
@@ -94,6 +100,18 @@ final class MQTTIngest: LoopTransport {
         MQTTBridge.publish(bridge.outClient, MQTTTopic.rejected(prefix: bridge.config.prefix, site: m.site),
                            "# rejected message: unknown site '\(m.site)' (served: \(known)) [unknown_site]\n")
         rejectionReports += 1
+    }
+
+    /// Cluster mode: a message of a site given up (released, or fenced off) while it waited in the
+    /// inbox: dropped, since the site's new owner positions from there on; counted and logged at most
+    /// once a second.
+    private func notOwned(_ m: MQTTInbox.Message) {
+        messagesNotOwned += 1
+        let now = ServiceClock.monotonicNow()
+        guard now - lastUnknownSiteLog >= 1_000_000_000 else { return }
+        lastUnknownSiteLog = now
+        loop.logger.warning("MQTT in: message for a site this instance does not own; dropped",
+                            ["site": m.site, "bytes": m.payload.count, "total": messagesNotOwned])
     }
 
     /// The MQTT counters now.
