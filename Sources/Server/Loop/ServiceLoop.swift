@@ -24,6 +24,9 @@ final class ServiceLoop: @unchecked Sendable {
     static let threadName = "sextant.loop"
     /// How long shutdown waits for slow feed readers, nanoseconds (0.5 s).
     static let drainTime: Int64 = 500_000_000
+    /// Within a long turn, the rest of the end-of-turn work (the history's hand-over, the stats
+    /// watchers) runs at most this often, nanoseconds (0.5 ms; see `flushIfDue`).
+    static let turnWorkInterval: Int64 = 500_000
     /// Timer slack of the loop thread, nanoseconds: the flush hold's deadlines are microseconds away,
     /// and the default slack (50 µs) would add that much to each.
     static let timerSlack: UInt = 1_000
@@ -55,8 +58,9 @@ final class ServiceLoop: @unchecked Sendable {
     private(set) var feed: TCPFeed?
     /// MQTT in (nil: off); added by `Service` before the loop runs.
     var mqtt: MQTTIngest?
-    /// When the once-a-second work ran (monotonic ns).
+    /// When the once-a-second work and the last end-of-turn work ran (monotonic ns).
     private var lastSweep: Int64 = 0
+    private var lastTurnWork: Int64 = 0
     let startedMonotonic = ServiceClock.monotonicNow()
     /// One read buffer for every connection (the loop reads one connection at a time).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -163,10 +167,16 @@ final class ServiceLoop: @unchecked Sendable {
         engine.watchAnchors()
     }
 
-    /// Ends the turn early once the feed's flush hold is over (after an ingest chunk): with many busy
-    /// gateways a position would otherwise wait for all of their chunks.
+    /// After an ingest chunk: flushes the feed once its hold is over, and does the rest of the end of a
+    /// turn once `turnWorkInterval` passed. With many busy gateways a position would otherwise wait for
+    /// all of their chunks; handing the history over after every chunk would wake its writer as often.
     func flushIfDue() {
-        if engine.hub.flushDue(now: ServiceClock.monotonicNow()) { endOfTurn() }
+        let now = ServiceClock.monotonicNow()
+        if now - lastTurnWork >= Self.turnWorkInterval {
+            endOfTurn()
+        } else if engine.hub.flushDue(now: now) {
+            flushFeed(now: now)
+        }
     }
 
     /// Hands the turn's positions to the history, closes overflowed feed clients, and flushes the feed
@@ -175,10 +185,17 @@ final class ServiceLoop: @unchecked Sendable {
     /// flushed when the poller says it is writable again (the hub skips it): trying now would only cost
     /// a failed send.
     func endOfTurn() {
+        let now = ServiceClock.monotonicNow()
+        lastTurnWork = now
         engine.handOverHistory()
-        for s in engine.hub.takeOverflowed() { transports.owner(of: s.id)?.overflowed(s) }
-        engine.hub.forEachToFlush(now: ServiceClock.monotonicNow()) { s in transports.owner(of: s.id)?.flush(s) }
+        flushFeed(now: now)
         if !statsWatchers.isEmpty { checkWatchers() }
+    }
+
+    /// Closes overflowed feed clients and flushes those with something due at `now` (monotonic ns).
+    private func flushFeed(now: Int64) {
+        for s in engine.hub.takeOverflowed() { transports.owner(of: s.id)?.overflowed(s) }
+        engine.hub.forEachToFlush(now: now) { s in transports.owner(of: s.id)?.flush(s) }
     }
 
     /// After the loop: stop accepting, drop ingest connections, commit the history, flush and close the
