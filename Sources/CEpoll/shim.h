@@ -20,6 +20,7 @@ static inline int sextant_epoll_ctl(int epfd, int op, int fd, int readable, int 
 }
 
 /// epoll_pwait2 works (set to 0 after ENOSYS or EPERM, e.g. a seccomp filter that does not know it).
+/// Read and written atomically: every service's loop thread in a process may set it.
 static int sextant_epoll_pwait2_works = 1;
 
 /// epoll_wait into parallel arrays of tokens and Sextant event bits; at most `max` (≤ 256) events.
@@ -29,12 +30,16 @@ static inline int sextant_epoll_wait(int epfd, uint64_t *tokens, uint32_t *bits,
     struct epoll_event events[256];
     if (max > 256) max = 256;
     int n = -1;
-    if (sextant_epoll_pwait2_works) {
+    int pwait2 = __atomic_load_n(&sextant_epoll_pwait2_works, __ATOMIC_RELAXED);
+    if (pwait2) {
         struct timespec t = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
         n = epoll_pwait2(epfd, events, max, timeout_ns < 0 ? NULL : &t, NULL);
-        if (n < 0 && (errno == ENOSYS || errno == EPERM)) sextant_epoll_pwait2_works = 0;
+        if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+            __atomic_store_n(&sextant_epoll_pwait2_works, 0, __ATOMIC_RELAXED);
+            pwait2 = 0;
+        }
     }
-    if (!sextant_epoll_pwait2_works) {
+    if (!pwait2) {
         int ms = timeout_ns < 0 ? -1 : (int)((timeout_ns + 999999) / 1000000);
         n = epoll_wait(epfd, events, max, ms);
     }
