@@ -23,8 +23,15 @@ final class FeedHub {
     private var channelsForAnyTag: [FeedChannel] = []
     private var channelsByTag: [String: [FeedChannel]] = [:]
     /// Channels with lines appended, and subscribers with bytes of their own, since the last flush.
-    private var dirtyChannels: [FeedChannel] = []
-    private var dirtySubscribers: [FeedSubscriber] = []
+    var dirtyChannels: [FeedChannel] = []
+    var dirtySubscribers: [FeedSubscriber] = []
+    /// Longest time a line may wait for its send, nanoseconds (`ServiceConfig.feedFlushHold`; 0: none).
+    /// See FeedHub+Flush.swift.
+    let flushHold: Int64
+    /// When the oldest line not yet flushed was queued (monotonic ns), while `dirtyChannels` is not empty.
+    var heldSince: Int64 = 0
+    /// The monotonic clock, nanoseconds (read once per flush, when the first line waits).
+    let clock: () -> Int64
     /// Subscribers whose queue overflowed under the `disconnect` policy, for the transport to close.
     private(set) var overflowed: [FeedSubscriber] = []
     /// One encoding buffer for every line, and one for its JSON form (HTTP streams).
@@ -54,9 +61,17 @@ final class FeedHub {
         }
     }
 
-    init(limit: Int, policy: OverflowPolicy, rememberedTags: Int) {
+    /// - Parameters:
+    ///   - limit: lines one subscriber may have waiting; `policy`: what overflow does.
+    ///   - rememberedTags: last positions kept for snapshots.
+    ///   - flushHold: longest time a line waits for its send, nanoseconds (0: sent at the next flush).
+    ///   - clock: monotonic nanoseconds (tests pass their own).
+    init(limit: Int, policy: OverflowPolicy, rememberedTags: Int, flushHold: Int64 = 0,
+         clock: @escaping () -> Int64 = ServiceClock.monotonicNow) {
         self.limit = limit
         self.policy = policy
+        self.flushHold = flushHold
+        self.clock = clock
         lastPositions = LastPositions(capacity: rememberedTags)
         scratch.reserveCapacity(512)
     }
@@ -104,7 +119,7 @@ final class FeedHub {
                 scratch.withUnsafeBytes { ch.append($0, policy: policy, overflowed: overflow) }
             }
             linesQueued += ch.subscribers.count
-            if !ch.dirty { ch.dirty = true; dirtyChannels.append(ch) }
+            markDirty(ch)
         }
         for ch in channelsForAnyTag { offer(ch) }
         if !channelsByTag.isEmpty, let chosen = channelsByTag[tag] {
@@ -237,9 +252,12 @@ final class FeedHub {
     /// Counts lines queued for subscribers outside `publish` (conflated lines released later).
     func countQueued(_ n: Int) { linesQueued += n }
 
-    /// Lists a channel with new lines for the next flush.
+    /// Lists a channel with new lines for the next flush (the first one starts the hold).
     func markDirty(_ ch: FeedChannel) {
-        if !ch.dirty { ch.dirty = true; dirtyChannels.append(ch) }
+        guard !ch.dirty else { return }
+        if dirtyChannels.isEmpty { heldSince = clock() }
+        ch.dirty = true
+        dirtyChannels.append(ch)
     }
 
     func markDirty(_ s: FeedSubscriber) {
@@ -306,26 +324,5 @@ final class FeedHub {
         linesQueued += snap.lines - s.snapshotLinesCounted
         s.snapshotLinesCounted = snap.lines
         if !snap.isDone { s.snapshot = snap }
-    }
-
-    /// Calls `body` for each subscriber with something new to send that is not waiting for its
-    /// transport to take more, once per subscriber.
-    func forEachToFlush(_ body: (FeedSubscriber) -> Void) {
-        if !dirtySubscribers.isEmpty {
-            let list = dirtySubscribers
-            dirtySubscribers.removeAll(keepingCapacity: true)
-            for s in list {
-                s.dirty = false
-                if !s.waitingForWritable { body(s) }
-            }
-        }
-        if !dirtyChannels.isEmpty {
-            let list = dirtyChannels
-            dirtyChannels.removeAll(keepingCapacity: true)
-            for ch in list {
-                ch.dirty = false
-                for s in ch.subscribers where !s.waitingForWritable && s.channel === ch { body(s) }
-            }
-        }
     }
 }

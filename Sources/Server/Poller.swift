@@ -91,11 +91,13 @@ final class Poller: @unchecked Sendable {
         while write(wakeWrite, &byte, 1) < 0 && errno == EINTR {}
     }
 
-    /// Waits up to `timeoutMilliseconds` (-1: forever) and calls `body(token, events)` for each ready
-    /// registration (events: `readable`, `writable`, `hangup` bits). The body may register and remove
-    /// descriptors. The wake-up pipe is drained and reported with `wakeToken`.
-    func wait(timeoutMilliseconds: Int32, _ body: (UInt64, UInt32) -> Void) throws(SystemError) {
-        let n = sextant_epoll_wait(epoll, tokens, bits, Int32(Self.batch), timeoutMilliseconds)
+    /// Waits up to `timeoutNanoseconds` (negative: forever) and calls `body(token, events)` for each
+    /// ready registration (events: `readable`, `writable`, `hangup` bits). The body may register and
+    /// remove descriptors. The wake-up pipe is drained and reported with `wakeToken`. The timeout keeps
+    /// its nanoseconds (`epoll_pwait2`), so a sub-millisecond deadline (the feed's flush hold) is not
+    /// rounded up to a millisecond; where `epoll_pwait2` is refused it is rounded up (`epoll_wait`).
+    func wait(timeoutNanoseconds: Int64, _ body: (UInt64, UInt32) -> Void) throws(SystemError) {
+        let n = sextant_epoll_wait(epoll, tokens, bits, Int32(Self.batch), timeoutNanoseconds)
         if n < 0 {
             if errno == EINTR { return }
             throw SystemError("epoll_wait", code: errno)

@@ -47,6 +47,7 @@ extension ServiceConfig {
             """)),
         .number("subscriptionWait", \.subscriptionWait, SettingRange(0, 60, unit: "seconds"), flag: SettingFlag(
             "subscription-wait", "S", help: "how long a feed client may take to subscribe")),
+        .number("feedFlushHold", \.feedFlushHold, SettingRange(0, 0.1, unit: "seconds", note: "0: no hold")),
         .boolean("recordMeasurements", \.recordMeasurements, flag: SettingFlag(
             "record-measurements", nil, help: "also store every accepted raw ingest line (for a later replay)")),
         .integer("maxLineLength", \.maxLineLength, SettingRange(256, 16_777_216, unit: "bytes")),

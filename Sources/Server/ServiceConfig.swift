@@ -50,6 +50,10 @@ public struct ServiceConfig: Sendable, Equatable {
     public var feedQueueLines = 65_536
     /// What a full feed queue does (default drop-oldest).
     public var overflow = OverflowPolicy.dropOldest
+    /// Longest time a feed line is held so that the lines of a burst share a send, seconds (default
+    /// 0.001; 0: none). A channel's lines wait 4 µs per subscriber of it (about what a send costs the
+    /// loop), at most this long: one dashboard gets each line at once, 200 share their sends.
+    public var feedFlushHold: Double = 0.001
     /// How long a new feed client may take to send its subscription line (default 0.2 s); after that it
     /// gets everything.
     public var subscriptionWait: Double = 0.2

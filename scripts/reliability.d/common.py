@@ -38,7 +38,7 @@ class Server:
         err = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [BIN, "serve", "--ingest-port", str(self.ingest), "--feed-port", str(self.feed),
-             "--data-dir", self.data_dir, "--site", SITE] + self.extra,
+             "--http", "0", "--data-dir", self.data_dir, "--site", SITE] + self.extra,
             stdout=subprocess.DEVNULL, stderr=err)
         err.close()
         deadline = time.time() + timeout

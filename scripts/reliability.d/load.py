@@ -213,7 +213,8 @@ def read_record(path):
 
 def replay_to_relay(port, path, t0, chunks):
     """Sends dashboard 0's recorded bytes to the relay's source port in `chunks` pieces of whole lines
-    (as many as the service's writes to one dashboard), each at the time its first byte was received."""
+    (as many as the service's writes to one dashboard), each at the time its first byte was received,
+    each framed with its length so that the relay writes it in one send (relay.c)."""
     data, marks = read_record(path)
     s = socket.create_connection(("127.0.0.1", port))
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -227,7 +228,7 @@ def replay_to_relay(port, path, t0, chunks):
         wait = t0 + marks[m][1] / 1e9 - time.time()
         if wait > 0:
             time.sleep(wait)
-        s.sendall(data[start:end])
+        s.sendall(struct.pack("<I", end - start) + data[start:end])
         start = end
     s.close()
 

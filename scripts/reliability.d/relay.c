@@ -1,15 +1,19 @@
 /* The relay floor of `scripts/reliability load`: the least a feed can do. It accepts N subscribers on
- * one port (never reading what they send), then one source on another, and writes every chunk
- * read from the source to every subscriber, as it came: no parsing, no routing, no queue beyond the
- * bytes a full socket did not take (kept up to 8 MiB a subscriber, then dropped). The load check
- * compares the service's CPU per delivered feed line with this program's, on the same bytes and the
- * same number of sockets. What subscribers send is never read. Usage: relay SUBSCRIBER_PORT SOURCE_PORT N.
+ * one port (never reading what they send), then one source on another, and writes every chunk the
+ * source frames (a 4-byte little-endian length, then the bytes) to every subscriber in one send each:
+ * no parsing, no routing, no queue beyond the bytes a full socket did not take (kept up to 8 MiB a
+ * subscriber, then dropped). The frames keep the writes the source asks for: read as a plain stream,
+ * chunks that arrive together would merge into fewer, larger writes than the service made. The load
+ * check compares the service's CPU per delivered feed line with this program's, on the same bytes, the
+ * same number of sockets and the same writes. What subscribers send is never read.
+ * Usage: relay SUBSCRIBER_PORT SOURCE_PORT N.
  * Prints "ready" once listening; when the source closes, prints "cpu SECONDS" (user + system) and exits. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +66,27 @@ int main(int argc, char **argv) {
         subs[i].pending = malloc(MAX_PENDING);
     }
     int src = accept(lsrc, NULL, NULL);
-    static char buf[1 << 16];
+    static char buf[1 << 20];
+    size_t have = 0;
     for (;;) {
-        ssize_t r = read(src, buf, sizeof buf);
+        ssize_t r = read(src, buf + have, sizeof buf - have);
         if (r <= 0) break;
-        for (int i = 0; i < n; i++) {
-            retry(&subs[i]);
-            send_to(&subs[i], buf, (size_t)r);
+        have += (size_t)r;
+        size_t at = 0;
+        for (;;) {   /* each whole frame: one write to every subscriber */
+            if (have - at < 4) break;
+            uint32_t len;
+            memcpy(&len, buf + at, 4);
+            if (len > sizeof buf - 4) { fprintf(stderr, "relay: frame of %u bytes\n", len); return 1; }
+            if (have - at - 4 < len) break;
+            for (int i = 0; i < n; i++) {
+                retry(&subs[i]);
+                send_to(&subs[i], buf + at + 4, len);
+            }
+            at += 4 + len;
         }
+        memmove(buf, buf + at, have - at);
+        have -= at;
     }
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);

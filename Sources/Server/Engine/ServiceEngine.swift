@@ -34,7 +34,8 @@ final class ServiceEngine {
         self.history = history
         pipeline = Pipeline(sites: sites, config: config.engine, timestamps: .requireTimestamp,
                             maxLineLength: config.maxLineLength)
-        hub = FeedHub(limit: config.feedQueueLines, policy: config.overflow, rememberedTags: config.maxRememberedTags)
+        hub = FeedHub(limit: config.feedQueueLines, policy: config.overflow, rememberedTags: config.maxRememberedTags,
+                      flushHold: Int64((config.feedFlushHold * 1e9).rounded()))
         for p in lastPositions { hub.lastPositions.record(p) }
     }
 

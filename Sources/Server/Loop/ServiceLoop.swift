@@ -1,3 +1,4 @@
+import CEpoll
 import Foundation
 import Positioning
 
@@ -23,8 +24,12 @@ final class ServiceLoop: @unchecked Sendable {
     static let threadName = "sextant.loop"
     /// How long shutdown waits for slow feed readers, nanoseconds (0.5 s).
     static let drainTime: Int64 = 500_000_000
-    /// Outputs are sent once this much work gathered in a turn, nanoseconds (0.5 ms; see `flushIfDue`).
-    static let flushInterval: Int64 = 500_000
+    /// Within a long turn, the rest of the end-of-turn work (the history's hand-over, the stats
+    /// watchers) runs at most this often, nanoseconds (0.5 ms; see `flushIfDue`).
+    static let turnWorkInterval: Int64 = 500_000
+    /// Timer slack of the loop thread, nanoseconds: the flush hold's deadlines are microseconds away,
+    /// and the default slack (50 µs) would add that much to each.
+    static let timerSlack: UInt = 1_000
 
     /// Where the loop is in its life.
     enum State {
@@ -55,9 +60,9 @@ final class ServiceLoop: @unchecked Sendable {
     var mqtt: MQTTIngest?
     /// Cluster mode's fence (nil: off); added by `Service` before the loop runs.
     var cluster: ClusterTransport?
-    /// When the once-a-second work and the last flush ran (monotonic ns).
+    /// When the once-a-second work and the last end-of-turn work ran (monotonic ns).
     private var lastSweep: Int64 = 0
-    private var lastFlush: Int64 = 0
+    private var lastTurnWork: Int64 = 0
     let startedMonotonic = ServiceClock.monotonicNow()
     /// One read buffer for every connection (the loop reads one connection at a time).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -120,9 +125,10 @@ final class ServiceLoop: @unchecked Sendable {
     /// The loop: polls, dispatches, runs commands and timers, flushes; until `stop()`, then drains.
     func run() {
         state = .running(since: ServiceClock.monotonicNow())
+        _ = sextant_set_timer_slack(Self.timerSlack)
         while case .running = state {
             do {
-                try poller.wait(timeoutMilliseconds: nextTimeoutMilliseconds()) { token, events in
+                try poller.wait(timeoutNanoseconds: nextTimeout()) { token, events in
                     if token != Poller.wakeToken { transports.owner(of: token)?.handle(token: token, events: events) }
                 }
             } catch {
@@ -140,12 +146,14 @@ final class ServiceLoop: @unchecked Sendable {
         for c in inbox.take() { c(self) }
     }
 
-    /// Milliseconds until the next timer: a transport's deadline or the once-a-second sweep.
-    private func nextTimeoutMilliseconds() -> Int32 {
+    /// Nanoseconds until the next timer: the end of the feed's flush hold, a transport's deadline or
+    /// the once-a-second sweep.
+    private func nextTimeout() -> Int64 {
         let now = ServiceClock.monotonicNow()
         var next = lastSweep + 1_000_000_000
+        if let d = engine.hub.flushDeadline { next = min(next, d) }
         for t in transports.all { if let d = t.nextDeadline { next = min(next, d) } }
-        return Int32(max(0, min(1000, (next - now + 999_999) / 1_000_000)))
+        return max(0, min(1_000_000_000, next - now))
     }
 
     private func timers() {
@@ -161,22 +169,35 @@ final class ServiceLoop: @unchecked Sendable {
         engine.watchAnchors()
     }
 
-    /// Ends the turn early once `flushInterval` of work has gathered (after an ingest chunk): with many
-    /// busy gateways a position would otherwise wait for all of their chunks, and after every chunk
-    /// 1,000 gateways sending a few lines each would cost a send to a dashboard per chunk.
+    /// After an ingest chunk: flushes the feed once its hold is over, and does the rest of the end of a
+    /// turn once `turnWorkInterval` passed. With many busy gateways a position would otherwise wait for
+    /// all of their chunks; handing the history over after every chunk would wake its writer as often.
     func flushIfDue() {
-        if ServiceClock.monotonicNow() - lastFlush >= Self.flushInterval { endOfTurn() }
+        let now = ServiceClock.monotonicNow()
+        if now - lastTurnWork >= Self.turnWorkInterval {
+            endOfTurn()
+        } else if engine.hub.flushDue(now: now) {
+            flushFeed(now: now)
+        }
     }
 
     /// Hands the turn's positions to the history, closes overflowed feed clients, and flushes the feed
-    /// clients that got lines. A client whose socket is full is flushed when the poller says it is
-    /// writable again (the hub skips it): trying now would only cost a failed send.
+    /// clients that got bytes of their own, and those with lines waiting once the hold is over (see
+    /// FeedHub+Flush.swift; the poller's timeout wakes the loop then). A client whose socket is full is
+    /// flushed when the poller says it is writable again (the hub skips it): trying now would only cost
+    /// a failed send.
     func endOfTurn() {
-        lastFlush = ServiceClock.monotonicNow()
+        let now = ServiceClock.monotonicNow()
+        lastTurnWork = now
         engine.handOverHistory()
-        for s in engine.hub.takeOverflowed() { transports.owner(of: s.id)?.overflowed(s) }
-        engine.hub.forEachToFlush { s in transports.owner(of: s.id)?.flush(s) }
+        flushFeed(now: now)
         if !statsWatchers.isEmpty { checkWatchers() }
+    }
+
+    /// Closes overflowed feed clients and flushes those with something due at `now` (monotonic ns).
+    private func flushFeed(now: Int64) {
+        for s in engine.hub.takeOverflowed() { transports.owner(of: s.id)?.overflowed(s) }
+        engine.hub.forEachToFlush(now: now) { s in transports.owner(of: s.id)?.flush(s) }
     }
 
     /// After the loop: stop accepting, drop ingest connections, commit the history, flush and close the
