@@ -161,6 +161,16 @@ public final class PostgresClusterLedger: @unchecked Sendable {
             """, [site, instance, json])
     }
 
+    /// A site's last snapshot (JSON text) in the database at `url`, or nil when none was saved (for an
+    /// instance that answers for a site another one owns; opens a connection of its own).
+    public static func snapshot(url: String, site: String) throws -> String? {
+        let c = try PostgresConnection(url: url, parameters: [("connect_timeout", "5")])
+        let exists = try c.query("SELECT to_regclass('site_snapshots') IS NOT NULL")
+        guard exists.count == 1, exists.bytes(0, 0) == [1] else { return nil }
+        let r = try c.query("SELECT state FROM site_snapshots WHERE site = $1", [site])
+        return r.count == 1 ? r.string(0, 0) : nil
+    }
+
     /// A site's last snapshot (JSON text), or nil when none was saved.
     public func loadSnapshot(site: String) throws -> String? {
         let r = try open().query("SELECT state FROM site_snapshots WHERE site = $1", [site])

@@ -126,6 +126,10 @@ import SextantTestSupport
         let newest = tags.compactMap { ($0["timeNs"] as? String).flatMap { Int64($0) } }.max() ?? 0
         #expect(tags.count == 1 && Double(lastLine - newest) / 1e9 <= Self.historyWindow,
                 "\(asked.name) on \(elsewhere), owned by \(owner.name): \(reply)")
+        // And for the anchors' health of that site, from the owner's saved learners: its anchors were heard.
+        let anchors = try curl(try #require(port), "/api/v1/sites/\(elsewhere)/anchors").json()["anchors"] as? [[String: Any]] ?? []
+        #expect(!anchors.isEmpty && anchors.contains { ($0["lines"] as? Int ?? 0) > 0 && $0["lastHeard"] is String },
+                "\(asked.name) on the anchors of \(elsewhere), owned by \(owner.name): \(anchors)")
         // History: every site covered, without a gap beyond the window (survivors flush on SIGTERM).
         for p in survivors { p.terminate() }
         let store = try PostgresHistoryStore(url: url)

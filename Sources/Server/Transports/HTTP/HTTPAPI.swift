@@ -88,7 +88,7 @@ final class HTTPAPI: @unchecked Sendable {
         case 0: onLoop(c) { $0.siteJSON(site, geo: false) }
         case 1 where rest[0] == "geojson": onLoop(c) { $0.siteJSON(site, geo: true) }
         case 1 where rest[0] == "tags": tags(site, on: c)
-        case 1 where rest[0] == "anchors": onLoop(c) { $0.anchorsJSON(site) }
+        case 1 where rest[0] == "anchors": anchors(site, on: c)
         case 3 where rest[0] == "tags" && rest[2] == "history": history(site: site, tag: String(rest[1]), r, on: c)
         case 2 where rest[0] == "zones" && rest[1] == "events": zoneEvents(site: site, r, on: c)
         case 2 where rest[0] == "zones" && rest[1] == "dwell": zoneDwell(site: site, r, on: c)

@@ -47,6 +47,16 @@ extension ServiceLoop {
     func anchorsJSON(_ site: String) -> HTTPResponse {
         guard let tracker = engine.pipeline.engine.trackers[site] else { return unknownSite(site) }
         let now = engine.engineNow
+        return Self.anchorsJSON(tracker, silence: { engine.silence(of: $0, now: now) },
+                                isSilent: { engine.silentAnchors.contains(AnchorKey(site: site, anchor: $0.anchor)) })
+    }
+
+    /// The `/anchors` body of one tracker's anchor reports.
+    /// - Parameters:
+    ///   - silence: seconds since the anchor's latest line (nil: never heard, or no clock yet).
+    ///   - isSilent: whether the anchor counts as silent (heard, then not for `anchorSilence`).
+    static func anchorsJSON(_ tracker: SiteTracker, silence: (AnchorReport) -> Double?,
+                            isSilent: (AnchorReport) -> Bool) -> HTTPResponse {
         let reports = tracker.anchorReports()
         let rms = reports.compactMap(\.health.innovationRMS).sorted()
         let median = rms.isEmpty ? 0 : rms[rms.count / 2]
@@ -54,16 +64,16 @@ extension ServiceLoop {
             let a = tracker.site.anchor(r.anchor)
             let h = r.health
             let state: String
-            if engine.silentAnchors.contains(AnchorKey(site: site, anchor: r.anchor)) { state = h.lines > 0 ? "silent" : "unheard" }
+            if isSilent(r) { state = h.lines > 0 ? "silent" : "unheard" }
             else if h.lines == 0 { state = "unheard" }
-            else if let e = h.innovationRMS, e > Self.misplacedRMS, e > Self.misplacedRatio * median { state = "misplaced" }
+            else if let e = h.innovationRMS, e > misplacedRMS, e > misplacedRatio * median { state = "misplaced" }
             else { state = "ok" }
             func n(_ v: Double?) -> String { v.map { $0.isFinite ? "\(($0 * 1e4).rounded() / 1e4)" : "null" } ?? "null" }
             let techs = a?.technologies.map { "\"\($0.rawValue)\"" } ?? []
             return "{\"id\":\(JSONText.quoted(r.anchor)),\"technology\":\(techs.first ?? "null"),\"technologies\":[\(techs.joined(separator: ","))],"
                 + "\"x\":\(n(a?.position.x)),\"y\":\(n(a?.position.y)),\"z\":\(n(a?.position.z)),\"state\":\"\(state)\","
                 + "\"lastHeard\":\(h.lines > 0 ? "\"\(TimeText.iso8601(h.lastHeard))\"" : "null"),"
-                + "\"silentSeconds\":\(n(engine.silence(of: r, now: now))),\"lines\":\(h.lines),\"ranges\":\(h.ranges),"
+                + "\"silentSeconds\":\(n(silence(r))),\"lines\":\(h.lines),\"ranges\":\(h.ranges),"
                 + "\"rejected\":\(h.rejected),\"blocked\":\(h.blocked),\"innovationRMS\":\(n(h.innovationRMS)),"
                 + "\"learnedBias\":\(n(r.learnedBias))}"
         }
