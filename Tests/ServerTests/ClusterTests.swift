@@ -7,6 +7,7 @@ import SextantTestSupport
 
 /// Cluster mode end to end: one broker, one PostgreSQL, three `sextant serve --cluster` processes,
 /// simulated QoS 1 gateways for six sites; one instance is killed (SIGKILL) while it ingests.
+extension BrokerLoadTests {
 @Suite(.serialized) struct ClusterTests {
     static let siteCount = 6
     /// Seconds of simulated lines per site, and the share of them published before the kill.
@@ -197,4 +198,4 @@ import SextantTestSupport
             .flatMap { Int64($0) } ?? 0
     }
 }
-
+}

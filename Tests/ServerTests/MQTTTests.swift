@@ -6,6 +6,7 @@ import SextantTestSupport
 @testable import Server
 
 /// MQTT in and out against a real mosquitto (`scripts/with-services`).
+extension BrokerLoadTests {
 @Suite(.serialized) struct MQTTTests {
     static let site = "demo-warehouse"
 
@@ -220,4 +221,5 @@ import SextantTestSupport
         #expect(before > 0)
         #expect(s.linesIn > 0)
     }
+}
 }
