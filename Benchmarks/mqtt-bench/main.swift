@@ -11,6 +11,7 @@
 // target 0). The publishers and subscribers run in this process, on the same cores as the service
 // and the broker.
 import Foundation
+import BenchSupport
 import CMosquitto
 import Numerics
 import Positioning
@@ -219,6 +220,8 @@ do {
         feedDone.signal()
     }
     usleep(200_000)
+    // The host's own stalls during the phase: on a shared virtual machine they set much of the tail.
+    let machine = MachineProbe()
     let pub = Client("bench-lat-pub", broker)
     let topic = "\(prefix)/\(site.id)/ingest"
     for m in ms {
@@ -233,6 +236,7 @@ do {
         pub.publish(topic, m, qos: 0)
     }
     waitUntil(5) { s.stats().linesIn >= lines }
+    machine.stop()
     usleep(200_000)
     samples.withLock { feedStop = true }
     feedDone.wait()
@@ -244,6 +248,7 @@ do {
                  lines, Double(lines) / latSeconds, p(0.5), p(0.99), p(0.99) <= 10 ? "met" : "MISSED", sorted.count))
     print(String(format: "  the same positions on the TCP feed (ingest half only): p50 %.2f ms, p99 %.2f ms, %d positions; MQTT p99 ÷ feed p99 %.2f",
                  quantile(viaFeed, 0.5), quantile(viaFeed, 0.99), viaFeed.count, p(0.99) / quantile(viaFeed, 0.99)))
+    print("  " + machine.summary())
     s.shutdown()
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import BenchSupport
 import Server
 import Wire
 

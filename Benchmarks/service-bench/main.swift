@@ -7,6 +7,7 @@
 // (target ≥ 100,000/s), and resident memory with 10,000 live tags. The load generators run in this
 // process, on the same 2 cores as the service.
 import Foundation
+import BenchSupport
 import Numerics
 import Positioning
 import Server
