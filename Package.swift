@@ -31,15 +31,18 @@ let package = Package(
         .systemLibrary(name: "CWebSockets", path: "Sources/CWebSockets",
                        providers: [.apt(["libwebsockets-dev"])]),
         .plugin(name: "GitVersion", capability: .buildTool(), path: "Plugins/GitVersion"),
+        // Compiles the live map's files (Sources/Server/Web/Static) into the Server target at build time.
+        .executableTarget(name: "embed-web", path: "Tools/embed-web", swiftSettings: strict),
+        .plugin(name: "EmbedWeb", capability: .buildTool(), dependencies: ["embed-web"], path: "Plugins/EmbedWeb"),
         .target(name: "BuildInfo", swiftSettings: strict, plugins: ["GitVersion"]),
         .target(name: "Numerics", dependencies: ["CLAPACKE"], swiftSettings: strict),
         .target(name: "Positioning", dependencies: ["Numerics"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["Positioning", "CScan"], swiftSettings: strict),
         .target(name: "Pipeline", dependencies: ["Positioning", "Wire"], swiftSettings: strict),
         .target(name: "Store", dependencies: ["CSQLite", "CLibPQ", "Positioning", "Numerics"], swiftSettings: strict),
-        // Web/Static holds the live map's files; scripts/embed-web compiles them into Web/StaticFiles.swift.
+        // Web/Static holds the live map's files; the EmbedWeb plugin compiles them into the target.
         .target(name: "Server", dependencies: ["BuildInfo", "CEpoll", "CMosquitto", "CWebSockets", "Positioning", "Wire", "Pipeline", "Store"],
-                exclude: ["Web/Static"], swiftSettings: strict),
+                exclude: ["Web/Static"], swiftSettings: strict, plugins: ["EmbedWeb"]),
         .target(name: "Survey", dependencies: ["Positioning", "Numerics", "Wire", "Pipeline", "CCairo"], swiftSettings: strict),
         .executableTarget(name: "sextant",
                           dependencies: ["BuildInfo", "Positioning", "Wire", "Pipeline", "Store", "Server", "Survey", "Numerics"],
