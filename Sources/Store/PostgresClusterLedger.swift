@@ -167,13 +167,17 @@ public final class PostgresClusterLedger: @unchecked Sendable {
         let c = try PostgresConnection(url: url, parameters: [("connect_timeout", "5")])
         let exists = try c.query("SELECT to_regclass('site_snapshots') IS NOT NULL")
         guard exists.count == 1, exists.bytes(0, 0) == [1] else { return nil }
-        let r = try c.query("SELECT state FROM site_snapshots WHERE site = $1", [site])
-        return r.count == 1 ? r.string(0, 0) : nil
+        return try snapshot(on: c, site: site)
     }
 
     /// A site's last snapshot (JSON text), or nil when none was saved.
     public func loadSnapshot(site: String) throws -> String? {
-        let r = try open().query("SELECT state FROM site_snapshots WHERE site = $1", [site])
+        try Self.snapshot(on: open(), site: site)
+    }
+
+    /// A site's last snapshot (JSON text) read on `c`, or nil when none was saved.
+    private static func snapshot(on c: PostgresConnection, site: String) throws -> String? {
+        let r = try c.query("SELECT state FROM site_snapshots WHERE site = $1", [site])
         return r.count == 1 ? r.string(0, 0) : nil
     }
 }

@@ -9,22 +9,11 @@ extension HTTPAPI {
     /// database's last positions (which its owner writes with its history).
     func tags(_ site: String, on c: HTTPConnection) {
         guard let reader, loop.config.cluster != nil else { onLoop(c) { $0.tagsJSON(site) }; return }
-        let id = c.id
-        let server = self.server!
-        loop.submit { [self] l in
-            guard let owned = l.engine.ownedSites, !owned.contains(site), l.engine.pipeline.engine.trackers[site] != nil else {
-                let r = l.tagsJSON(site)
-                server.deliver { $0.respond(id, r) }
-                return
+        answer(site, on: c, local: { $0.tagsJSON(site) }, elsewhere: { _ in
+            do { return HTTPResponse(body: Self.tagsBody(try reader.lastPositions(site: site))) } catch {
+                return .error(500, "the last positions could not be read: \(error)")
             }
-            queries.async {
-                let response: HTTPResponse
-                do { response = HTTPResponse(body: Self.tagsBody(try reader.lastPositions(site: site))) } catch {
-                    response = .error(500, "the last positions could not be read: \(error)")
-                }
-                server.deliver { $0.respond(id, response) }
-            }
-        }
+        })
     }
 
     /// `GET /api/v1/sites/{site}/anchors`: each anchor's health, from the engine for a site this
@@ -35,37 +24,43 @@ extension HTTPAPI {
             onLoop(c) { $0.anchorsJSON(site) }
             return
         }
+        let silenceLimit = loop.config.anchorSilence
+        answer(site, on: c, local: { $0.anchorsJSON(site) }, elsewhere: { idle in
+            var tracker = idle
+            do {
+                guard let saved = try PostgresClusterLedger.snapshot(url: url, site: site),
+                      let learners = try? JSONDecoder().decode(LearnerSnapshot.self, from: Data(saved.utf8)),
+                      tracker.restore(learners: learners) else {
+                    return .error(503, "site '\(site.prefix(200))' is positioned by another instance of the cluster, "
+                                  + "which has not saved its anchors' health yet; try again in \(cluster.snapshotSeconds) s")
+                }
+                let now = ServiceClock.wallNow()
+                let silence = { (r: AnchorReport) in ServiceEngine.silence(of: r, now: now) }
+                return ServiceLoop.anchorsJSON(tracker, silence: silence, isSilent: { r in
+                    silenceLimit > 0 && (silence(r) ?? 0) >= silenceLimit
+                })
+            } catch {
+                return .error(500, "the anchors' health could not be read: \(error)")
+            }
+        })
+    }
+
+    /// Answers a request about `site`: with `local` on the loop when this instance positions the site
+    /// (or does not know it: `local` then says so), otherwise with `elsewhere` on the query thread,
+    /// given the site's idle tracker (its plan, without this instance's state).
+    private func answer(_ site: String, on c: HTTPConnection, local: @escaping @Sendable (ServiceLoop) -> HTTPResponse,
+                        elsewhere: @escaping @Sendable (SiteTracker) -> HTTPResponse) {
         let id = c.id
         let server = self.server!
-        let silenceLimit = loop.config.anchorSilence
         loop.submit { [self] l in
             guard let owned = l.engine.ownedSites, !owned.contains(site), let idle = l.engine.pipeline.engine.trackers[site] else {
-                let r = l.anchorsJSON(site)
+                let r = local(l)
                 server.deliver { $0.respond(id, r) }
                 return
             }
             queries.async {
-                var tracker = idle
-                let response: HTTPResponse
-                do {
-                    let saved = try PostgresClusterLedger.snapshot(url: url, site: site)
-                    if let saved, let learners = try? JSONDecoder().decode(LearnerSnapshot.self, from: Data(saved.utf8)),
-                       tracker.restore(learners: learners) {
-                        let now = ServiceClock.wallNow()
-                        func silence(_ r: AnchorReport) -> Double? {
-                            r.health.lines > 0 ? max(0, Double(now - r.health.lastHeard) / 1e9) : nil
-                        }
-                        response = ServiceLoop.anchorsJSON(tracker, silence: silence, isSilent: { r in
-                            silenceLimit > 0 && (silence(r) ?? 0) >= silenceLimit
-                        })
-                    } else {
-                        response = .error(503, "site '\(site.prefix(200))' is positioned by another instance of the cluster, "
-                                          + "which has not saved its anchors' health yet; try again in \(cluster.snapshotSeconds) s")
-                    }
-                } catch {
-                    response = .error(500, "the anchors' health could not be read: \(error)")
-                }
-                server.deliver { $0.respond(id, response) }
+                let r = elsewhere(idle)
+                server.deliver { $0.respond(id, r) }
             }
         }
     }

@@ -14,14 +14,14 @@ extension ServiceEngine {
         let now = engineNow
         var bytes: [UInt8] = []
         for r in pipeline.engine.anchorReports() where allowed?.contains(r.site) ?? true {
-            OutputEncoder.appendAnchorHealth(r, silentSeconds: silence(of: r, now: now),
+            OutputEncoder.appendAnchorHealth(r, silentSeconds: Self.silence(of: r, now: now),
                                              time: now ?? ServiceClock.wallNow(), to: &bytes)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Seconds since the anchor's latest line, nil for an anchor never heard.
-    func silence(of r: AnchorReport, now: Nanoseconds?) -> Double? {
+    /// Seconds since the anchor's latest line, nil for an anchor never heard (or without a clock).
+    static func silence(of r: AnchorReport, now: Nanoseconds?) -> Double? {
         guard let now, r.health.lines > 0 else { return nil }
         return max(0, now.seconds(since: r.health.lastHeard))
     }
@@ -36,7 +36,7 @@ extension ServiceEngine {
         for r in reports where r.health.lines > 0 { siteStart[r.site] = min(siteStart[r.site] ?? .max, r.health.firstHeard) }
         for r in reports {
             guard let start = siteStart[r.site] else { continue }
-            let s = silence(of: r, now: now) ?? max(0, now.seconds(since: start))
+            let s = Self.silence(of: r, now: now) ?? max(0, now.seconds(since: start))
             let key = AnchorKey(site: r.site, anchor: r.anchor)
             if s >= config.anchorSilence {
                 if silentAnchors.insert(key).inserted {

@@ -47,7 +47,7 @@ extension ServiceLoop {
     func anchorsJSON(_ site: String) -> HTTPResponse {
         guard let tracker = engine.pipeline.engine.trackers[site] else { return unknownSite(site) }
         let now = engine.engineNow
-        return Self.anchorsJSON(tracker, silence: { engine.silence(of: $0, now: now) },
+        return Self.anchorsJSON(tracker, silence: { ServiceEngine.silence(of: $0, now: now) },
                                 isSilent: { engine.silentAnchors.contains(AnchorKey(site: site, anchor: $0.anchor)) })
     }
 
