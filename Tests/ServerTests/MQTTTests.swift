@@ -213,7 +213,17 @@ extension BrokerLoadTests {
         for msg in all[(2 * all.count / 3)...] { try gateway.publish(topic, msg) }
         let second = try TestService(directory: directory) { $0.mqtt = m }
         defer { second.stop() }
-        let s = second.waitFor { before + $0.linesIn >= total }
+        var s = second.waitFor { before + $0.linesIn >= total }
+        if before + s.linesIn < total {
+            // A broker may hold a message queued for a session that came back until the next message
+            // for that session: one on a topic of the subscription (a site the service does not serve,
+            // so it adds no line) lets such a message go. A line the service lost stays lost.
+            let short = total - before - s.linesIn
+            try gateway.publish("\(prefix)/not-served/ingest", Array("# not a site\n".utf8))
+            s = second.waitFor { before + $0.linesIn >= total }
+            print("restartDuringQoS1IngestLosesNothing(\(version)): \(short) lines short; after one more message for the session: "
+                  + "\(max(0, total - before - s.linesIn)) short")
+        }
         // QoS 1 is at least once: a message in flight at the stop may come again (whole messages).
         let duplicated = before + s.linesIn - total
         #expect(duplicated >= 0, "lines lost: \(-duplicated)")
