@@ -24,13 +24,14 @@ static inline int sextant_epoll_ctl(int epfd, int op, int fd, int readable, int 
 static int sextant_epoll_pwait2_works = 1;
 
 /// epoll_wait into parallel arrays of tokens and Sextant event bits; at most `max` (≤ 256) events.
-/// `timeout_ns` < 0 waits forever. The timeout is kept to the nanosecond with epoll_pwait2 (Linux 5.11),
-/// else rounded up to whole milliseconds with epoll_wait.
-static inline int sextant_epoll_wait(int epfd, uint64_t *tokens, uint32_t *bits, int max, int64_t timeout_ns) {
+/// `timeout_ns` < 0 waits forever. The timeout is kept to the nanosecond with epoll_pwait2 (Linux 5.11)
+/// when `try_pwait2` and the kernel has it, else rounded up to whole milliseconds with epoll_wait.
+static inline int sextant_epoll_wait(int epfd, uint64_t *tokens, uint32_t *bits, int max, int64_t timeout_ns,
+                                     int try_pwait2) {
     struct epoll_event events[256];
     if (max > 256) max = 256;
     int n = -1;
-    int pwait2 = __atomic_load_n(&sextant_epoll_pwait2_works, __ATOMIC_RELAXED);
+    int pwait2 = try_pwait2 && __atomic_load_n(&sextant_epoll_pwait2_works, __ATOMIC_RELAXED);
     if (pwait2) {
         struct timespec t = {(time_t)(timeout_ns / 1000000000), (long)(timeout_ns % 1000000000)};
         n = epoll_pwait2(epfd, events, max, timeout_ns < 0 ? NULL : &t, NULL);

@@ -35,8 +35,13 @@ final class Poller: @unchecked Sendable {
     /// that a loop turn allocates nothing here (owned by the poller, freed in `deinit`).
     private let tokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Poller.batch)
     private let bits = UnsafeMutablePointer<UInt32>.allocate(capacity: Poller.batch)
+    /// Whether `wait` tries `epoll_pwait2` (false: `epoll_wait` only, the path of kernels before 5.11
+    /// and of seccomp filters that refuse it).
+    private let precise: Int32
 
-    init() throws(SystemError) {
+    /// - Parameter precise: false waits with `epoll_wait` only (timeouts rounded up to milliseconds).
+    init(precise: Bool = true) throws(SystemError) {
+        self.precise = precise ? 1 : 0
         epoll = try Syscall.retrying("epoll_create1") { epoll_create1(sextant_epoll_cloexec()) }
         var ends: [Int32] = [-1, -1]
         do {
@@ -97,7 +102,7 @@ final class Poller: @unchecked Sendable {
     /// its nanoseconds (`epoll_pwait2`), so a sub-millisecond deadline (the feed's flush hold) is not
     /// rounded up to a millisecond; where `epoll_pwait2` is refused it is rounded up (`epoll_wait`).
     func wait(timeoutNanoseconds: Int64, _ body: (UInt64, UInt32) -> Void) throws(SystemError) {
-        let n = sextant_epoll_wait(epoll, tokens, bits, Int32(Self.batch), timeoutNanoseconds)
+        let n = sextant_epoll_wait(epoll, tokens, bits, Int32(Self.batch), timeoutNanoseconds, precise)
         if n < 0 {
             if errno == EINTR { return }
             throw SystemError("epoll_wait", code: errno)
