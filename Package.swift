@@ -49,11 +49,12 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "sextant-bench", dependencies: ["Positioning", "Wire", "Pipeline", "Numerics"],
                           path: "Benchmarks/sextant-bench", swiftSettings: strict),
-        // What the benchmarks share: the machine probe (how much the host slowed during a measurement).
-        .target(name: "BenchSupport", dependencies: ["Server"], path: "Benchmarks/BenchSupport", swiftSettings: strict),
+        // What the benchmarks share: the machine probe (how much the host slowed during a measurement)
+        // and a libmosquitto client for their load.
+        .target(name: "BenchSupport", dependencies: ["Server", "CMosquitto"], path: "Benchmarks/BenchSupport", swiftSettings: strict),
         .executableTarget(name: "service-bench", dependencies: ["BenchSupport", "Server", "Store", "Positioning", "Wire", "Pipeline", "Numerics"],
                           path: "Benchmarks/service-bench", swiftSettings: strict),
-        .executableTarget(name: "cluster-bench", dependencies: ["Server", "Store", "Positioning", "Wire", "CMosquitto"],
+        .executableTarget(name: "cluster-bench", dependencies: ["BenchSupport", "Server", "Store", "Positioning", "Wire", "CMosquitto"],
                           path: "Benchmarks/cluster-bench", swiftSettings: strict),
         .executableTarget(name: "mqtt-bench", dependencies: ["BenchSupport", "Server", "Positioning", "Wire", "Numerics", "CMosquitto"],
                           path: "Benchmarks/mqtt-bench", swiftSettings: strict),

@@ -9,6 +9,7 @@
 // same count on the other sites); publish → position at a subscriber (p50, p99) with 1 and 3 instances.
 // Everything (broker, database, instances, the publisher and subscriber here) shares the machine.
 import Foundation
+import BenchSupport
 import CMosquitto
 import Positioning
 import Server
@@ -59,39 +60,26 @@ func times(_ m: [UInt8]) -> (Int64, Int64) {
     return (t.min() ?? 0, t.max() ?? 0)
 }
 
-/// A libmosquitto client on its own thread; positions received are kept as (site, time, receive ns).
-final class Client: @unchecked Sendable {
-    let h: OpaquePointer
-    let lock = NSLock()
-    var acked = 0, connected = false
-    var positions: [(site: String, time: Int64, received: Int64)] = []
-    init(_ id: String) {
-        h = mosquitto_new(id, true, nil)!
-        mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_max_inflight_messages_set(h, 1000)
-        mosquitto_int_option(h, MOSQ_OPT_TCP_NODELAY, 1)
-        mosquitto_connect_callback_set(h) { _, o, _ in let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue(); c.lock.withLock { c.connected = true } }
-        mosquitto_publish_callback_set(h) { _, o, _ in let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue(); c.lock.withLock { c.acked += 1 } }
-        mosquitto_message_callback_set(h) { _, o, m in
-            let received = Bench.nowNs()
-            let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue()
-            guard let m = m?.pointee else { return }
-            let topic = String(cString: m.topic).split(separator: "/")
-            let text = String(decoding: UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen)), as: UTF8.self)
-            guard topic.count == 5, let r = text.range(of: "\"timeNs\":\""), let t = Int64(text[r.upperBound...].prefix { $0 != "\"" })
-            else { return }
-            c.lock.withLock { c.positions.append((String(topic[1]), t, received)) }
-        }
-        mosquitto_connect(h, Bench.broker!.host, Int32(Bench.broker!.port), 60)
-        mosquitto_loop_start(h)
-        while !lock.withLock({ connected }) { usleep(1000) }
+/// The positions an MQTT subscriber received: (site, position time, receive time), all ns.
+final class Positions: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [(site: String, time: Int64, received: Int64)] = []
+    func append(_ p: (site: String, time: Int64, received: Int64)) { lock.withLock { all.append(p) } }
+    var snapshot: [(site: String, time: Int64, received: Int64)] { lock.withLock { all } }
+}
+
+/// A client of the broker (for the publisher), and one that keeps the positions it receives.
+func client(_ id: String) -> BenchMQTTClient { BenchMQTTClient(id, host: Bench.broker!.host, port: Bench.broker!.port) }
+func positionSubscriber(_ id: String) -> (BenchMQTTClient, Positions) {
+    let positions = Positions()
+    let c = BenchMQTTClient(id, host: Bench.broker!.host, port: Bench.broker!.port) { m, received in
+        let topic = String(cString: m.pointee.topic).split(separator: "/")
+        let text = String(decoding: UnsafeRawBufferPointer(start: m.pointee.payload, count: Int(m.pointee.payloadlen)), as: UTF8.self)
+        guard topic.count == 5, let r = text.range(of: "\"timeNs\":\""), let t = Int64(text[r.upperBound...].prefix { $0 != "\"" })
+        else { return }
+        positions.append((String(topic[1]), t, received))
     }
-    func subscribe(_ p: String) { mosquitto_subscribe(h, nil, p, 1); usleep(300_000) }
-    func publish(_ topic: String, _ m: [UInt8]) {
-        m.withUnsafeBytes { _ = mosquitto_publish(h, nil, topic, Int32($0.count), $0.baseAddress, 1, false) }
-    }
-    func waitAcked(_ n: Int) { while lock.withLock({ acked }) < n { usleep(500) } }
-    deinit { mosquitto_disconnect(h); mosquitto_loop_stop(h, true); mosquitto_destroy(h) }
+    return (c, positions)
 }
 
 /// One `sextant serve --cluster` child; its log lines are read on a thread.
@@ -192,8 +180,8 @@ for n in 1...3 {
     let load = sites.map { messages(site: $0, tags: tags, seconds: seconds, start: 1_700_000_000_000_000_000) }
     let total = load.reduce(0) { $0 + $1.reduce(0) { $0 + lines($1) } }
     let last = load.map { times($0.last!).1 }
-    let sub = Client("\(prefix)-sub"), pub = Client("\(prefix)-pub")
-    sub.subscribe("\(prefix)/+/tags/+/position")
+    let (sub, received) = positionSubscriber("\(prefix)-sub"), pub = client("\(prefix)-pub")
+    sub.subscribe("\(prefix)/+/tags/+/position", settle: 0.3)
     let cpu0 = instances.reduce(0) { $0 + $1.cpu }
     let start = Date()
     var sent = 0
@@ -201,7 +189,7 @@ for n in 1...3 {
     pub.waitAcked(sent)
     // Done when every site's newest position is within a second of its last line.
     while true {
-        let newest = sub.lock.withLock { Dictionary(sub.positions.map { ($0.site, $0.time) }, uniquingKeysWith: max) }
+        let newest = Dictionary(received.snapshot.map { ($0.site, $0.time) }, uniquingKeysWith: max)
         if sites.indices.allSatisfy({ (newest[sites[$0]] ?? 0) >= last[$0] - 1_000_000_000 }) { break }
         if Date().timeIntervalSince(start) > 300 { print("(timed out)"); break }
         usleep(2_000)
@@ -226,8 +214,8 @@ func paced(_ n: Int, seconds: Double, tags: Int, kill killAfter: Double?) throws
     let (prefix, sites, instances) = try cluster(n)
     let start = Bench.nowNs() + 500_000_000
     let load = sites.map { messages(site: $0, tags: tags, seconds: seconds, start: start) }
-    let sub = Client("\(prefix)-sub"), pub = Client("\(prefix)-pub")
-    sub.subscribe("\(prefix)/+/tags/+/position")
+    let (sub, received) = positionSubscriber("\(prefix)-sub"), pub = client("\(prefix)-pub")
+    sub.subscribe("\(prefix)/+/tags/+/position", settle: 0.3)
     var schedule: [(due: Int64, site: Int, k: Int)] = []
     for (i, m) in load.enumerated() { for (k, msg) in m.enumerated() { schedule.append((times(msg).1, i, k)) } }
     schedule.sort { $0.due < $1.due }
@@ -245,7 +233,7 @@ func paced(_ n: Int, seconds: Double, tags: Int, kill killAfter: Double?) throws
     pub.waitAcked(schedule.count)
     let endWait = Date().addingTimeInterval(10)
     while Date() < endWait {
-        let newest = sub.lock.withLock { Dictionary(sub.positions.map { ($0.site, $0.time) }, uniquingKeysWith: max) }
+        let newest = Dictionary(received.snapshot.map { ($0.site, $0.time) }, uniquingKeysWith: max)
         if sites.indices.allSatisfy({ (newest[sites[$0]] ?? 0) >= times(load[$0].last!).1 - 1_000_000_000 }) { break }
         usleep(5_000)
     }
@@ -257,7 +245,7 @@ func paced(_ n: Int, seconds: Double, tags: Int, kill killAfter: Double?) throws
         if acquired.count >= victimSites.count { takeover = Double(acquired.max()! - k) / 1e9 }
     }
     // Messages published after the kill whose lines produced no position: on the victim's sites and the others.
-    let positions = sub.lock.withLock { sub.positions }
+    let positions = received.snapshot
     var bySite: [String: [Int64]] = [:]
     for p in positions { bySite[p.site, default: []].append(p.time) }
     for k in bySite.keys { bySite[k]!.sort() }
