@@ -48,6 +48,8 @@ struct InsertRun {
     var seconds: Double
     /// CPU seconds of the process (writer thread, producer, SQLite) over the same span.
     var cpuSeconds: Double
+    /// Of `cpuSeconds`, those of a database server's processes (0 for SQLite, inside the process).
+    var serverCPUSeconds = 0.0
     var batches: Int
     var dropped: Int
     var rate: Double { Double(rows) / seconds }

@@ -46,7 +46,9 @@ func fmt(_ v: Double, _ decimals: Int = 0) -> String {
 /// An insert run: the rate per CPU second decides (the machine is shared), the wall rate is beside it.
 @MainActor func insertFigure(_ name: String, _ run: InsertRun) {
     figure(name, "\(fmt(run.cpuRate)) positions/CPU-s, \(fmt(run.rate)) positions/s wall "
-           + "(\(fmt(Double(run.rows))) in \(fmt(run.seconds, 2)) s, \(fmt(run.cpuSeconds, 2)) CPU-s, "
+           + "(\(fmt(Double(run.rows))) in \(fmt(run.seconds, 2)) s, \(fmt(run.cpuSeconds, 2)) CPU-s"
+           + (run.serverCPUSeconds > 0 ? " = client \(fmt(run.cpuSeconds - run.serverCPUSeconds, 2)) + server "
+              + "\(fmt(run.serverCPUSeconds, 2))" : "") + ", "
            + "\(run.batches) batches, \(run.dropped) dropped)",
            target: "≥ 200,000/s", pass: run.cpuRate >= 200_000 && run.dropped == 0)
 }
@@ -81,7 +83,10 @@ do {
             let serverBefore = database.serverCPUSeconds()
             var pgRun = measureInserts(store: pg, tags: tags, rows: insertRows, start: t0, seed: options.seed)
             // The server does most of the work: its CPU counts too (when it runs on this machine).
-            if let before = serverBefore, let after = database.serverCPUSeconds() { pgRun.cpuSeconds += after - before }
+            if let before = serverBefore, let after = database.serverCPUSeconds() {
+                pgRun.serverCPUSeconds = after - before
+                pgRun.cpuSeconds += pgRun.serverCPUSeconds
+            }
             insertFigure("insert PostgreSQL\(spatial ? "+PostGIS" : "")\(serverBefore == nil ? " (client CPU only)" : ""), "
                          + "\(fmt(Double(tags))) tags", pgRun)
             figure("  PostgreSQL / SQLite, wall rows/s", fmt(pgRun.rate / run.rate, 2) + "x", target: "printed", pass: nil)

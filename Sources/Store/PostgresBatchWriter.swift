@@ -48,9 +48,24 @@ final class PostgresBatchWriter: HistoryBatchWriting {
             cxz = excluded.cxz, cyz = excluded.cyz, czz = excluded.czz,
             anchors = excluded.anchors, motion = excluded.motion
         """
+    /// Each tag's newest row of the batch (in `sextant_stage`) into `last_positions`, unless the stored
+    /// row is newer: an `UPDATE … FROM` for the tags already there, then an insert of the others.
+    /// With thousands of live tags nearly every staged row updates a stored one, and the join costs
+    /// less per row than `INSERT … ON CONFLICT DO UPDATE`'s speculative insertion of each (the
+    /// insert's `ON CONFLICT` still settles a tag added by a concurrent writer, or one whose stored
+    /// row is newer).
     static let upsertLast = """
-        INSERT INTO last_positions (\(positionColumns)) SELECT \(positionColumns) FROM sextant_stage
+        WITH updated AS (
+            UPDATE last_positions l SET \(stagedValues)
+            FROM sextant_stage s WHERE l.tag_id = s.tag_id AND s.t_ns >= l.t_ns RETURNING l.tag_id)
+        INSERT INTO last_positions (\(positionColumns)) SELECT \(positionColumns) FROM sextant_stage s
+        WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.tag_id = s.tag_id)
         ON CONFLICT (tag_id) DO UPDATE SET \(updateValues) WHERE excluded.t_ns >= last_positions.t_ns
+        """
+    static let stagedValues = """
+        t_ns = s.t_ns, x = s.x, y = s.y, z = s.z, vx = s.vx, vy = s.vy, vz = s.vz, sigma = s.sigma,
+            cxx = s.cxx, cxy = s.cxy, cyy = s.cyy, cxz = s.cxz, cyz = s.cyz, czz = s.czz,
+            anchors = s.anchors, motion = s.motion
         """
 
     func write(positions: [PositionEstimate], rows: [PendingRow]) throws {
@@ -109,6 +124,9 @@ final class PostgresBatchWriter: HistoryBatchWriting {
 
     /// Bytes of one position row in the COPY input with its point, at most: 2 + 12 + 12 + 13 × 12 + 8 + 14 + 25 = 229.
     static let rowBytes = 232
+    /// Rows per chunk of a streamed `COPY` (about 64 KiB): small enough that the server starts on the
+    /// first rows soon, large enough that each chunk is a few large socket writes.
+    static let chunkRows = 280
 
     /// Copies the rows in (tag, time) order, then upserts each tag's newest row into `last_positions`.
     private func insert(_ positions: [PositionEstimate], into c: PostgresConnection, replacing: Bool) throws {
@@ -137,17 +155,17 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         }
         order.sort { ($0.tagID, $0.time, $0.index) < ($1.tagID, $1.time, $1.index) }
         // A repeated (tag, time) within the batch: the later row wins, so keep the last of each run.
-        var copy = PostgresCopyBuffer(capacity: positions.count * Self.rowBytes)
-        for (i, row) in order.enumerated()
-        where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
-            copy.position(positions[row.index], tagID: row.tagID, geometry: spatial)
+        // Streamed: the server inserts a chunk's rows while the next chunk is being encoded.
+        try c.copy(replacing ? copyStage : copyPositions) { send in
+            var copy = PostgresCopyBuffer(capacity: min(positions.count, Self.chunkRows) * Self.rowBytes + Self.rowBytes)
+            for (i, row) in order.enumerated()
+            where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
+                copy.position(positions[row.index], tagID: row.tagID, geometry: spatial)
+                if copy.count >= Self.chunkRows * Self.rowBytes { copy.send(through: send) }
+            }
+            send(copy.finish())
         }
-        if replacing {
-            try c.copy(copyStage, data: copy.finish())
-            try c.execute(upsertPositions + "; TRUNCATE sextant_stage")
-        } else {
-            try c.copy(copyPositions, data: copy.finish())
-        }
+        if replacing { try c.execute(upsertPositions + "; TRUNCATE sextant_stage") }
         var newest = PostgresCopyBuffer(capacity: 4096)
         for (i, row) in order.enumerated() where i == order.count - 1 || order[i + 1].tagID != row.tagID {
             newest.position(positions[row.index], tagID: row.tagID, geometry: spatial)

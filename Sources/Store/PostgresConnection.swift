@@ -74,27 +74,53 @@ final class PostgresConnection: @unchecked Sendable {
     /// - Returns: the rows copied.
     @discardableResult
     func copy(_ sql: String, data: [UInt8]) throws -> Int {
+        try copy(sql) { send in send(data) }
+    }
+
+    /// Runs `sql` (a `COPY … FROM STDIN`) and sends its input as `produce` makes it: each call of
+    /// `send` hands one chunk to the server, which inserts the rows of a chunk while `produce` is
+    /// still encoding the next one (the client's encoding and the server's inserting overlap).
+    /// If `produce` throws, the `COPY` is cancelled (nothing of it is inserted) and the error rethrown.
+    /// - Parameter produce: writes the input, in order, through `send`; `send` takes the bytes of a
+    ///   chunk (any size; libpq sends what it holds once it has 8 KiB) and may be called any number of times.
+    /// - Returns: the rows copied.
+    @discardableResult
+    func copy(_ sql: String, produce: (_ send: ([UInt8]) -> Void) throws -> Void) throws -> Int {
         let start = PQexec(connection, sql)
         guard PQresultStatus(start) == PGRES_COPY_IN else { _ = try check(start, sql: sql); return 0 }
         PQclear(start)
-        let chunk = 1 << 20
-        var offset = 0
         var sent = true
-        data.withUnsafeBufferPointer { bytes in
-            while offset < bytes.count, sent {
-                let n = min(chunk, bytes.count - offset)
-                sent = bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: n) {
-                    PQputCopyData(connection, $0, Int32(n)) == 1
+        let connection = self.connection
+        let send = { (data: [UInt8]) in
+            data.withUnsafeBufferPointer { bytes in
+                var offset = 0
+                while offset < bytes.count, sent {  // at most 1 MiB a call: libpq buffers what it is given
+                    let n = min(Self.maxCopyCall, bytes.count - offset)
+                    sent = bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: n) {
+                        PQputCopyData(connection, $0, Int32(n)) == 1
+                    }
+                    offset += n
                 }
-                offset += n
             }
         }
+        do {
+            try produce(send)
+        } catch {
+            // An error message in PQputCopyEnd makes the server fail the COPY; its result is discarded.
+            if PQputCopyEnd(connection, "cancelled by the client") == 1 {
+                while let result = PQgetResult(connection) { PQclear(result) }
+            }
+            throw error
+        }
         // After a failed send PQputCopyEnd reports the error; its result carries the reason.
-        guard PQputCopyEnd(connection, nil) == 1 else { throw error(sql: sql) }
+        guard PQputCopyEnd(connection, nil) == 1 else { throw self.error(sql: sql) }
         let result = try check(PQgetResult(connection), sql: sql)
         while let extra = PQgetResult(connection) { PQclear(extra) }  // drain to the idle state
         return Int(String(cString: PQcmdTuples(result.handle))) ?? 0
     }
+
+    /// The most bytes handed to one `PQputCopyData`.
+    static let maxCopyCall = 1 << 20
 
     /// Wraps `result`, or throws its error (and drains any further results).
     private func check(_ result: OpaquePointer?, sql: String) throws -> PostgresResult {

@@ -16,6 +16,16 @@ struct PostgresCopyBuffer {
         append32(0)
     }
 
+    /// Bytes held now.
+    var count: Int { bytes.count }
+
+    /// Hands the bytes so far to `send` (one chunk of a streamed `COPY`) and empties the buffer,
+    /// keeping its storage; what is added next continues the same input.
+    mutating func send(through send: ([UInt8]) -> Void) {
+        send(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     /// Starts a tuple of `fields` fields.
     mutating func beginRow(fields: Int16) { append16(UInt16(bitPattern: fields)) }
 
@@ -74,23 +84,83 @@ struct PostgresCopyBuffer {
     }
 
     /// A position row in `positions` column order: tag id, time, the 13 reals, anchors, motion, and
-    /// with `geometry` the point (x, y) for PostGIS's `geom`.
+    /// with `geometry` the point (x, y) for PostGIS's `geom`. The row is laid out in a stack buffer
+    /// and appended in one go (a row is 35 fields: one append each cost more than the rest of its
+    /// encoding).
     mutating func position(_ e: PositionEstimate, tagID: Int64, geometry: Bool = false) {
-        beginRow(fields: geometry ? 18 : 17)
-        int64(tagID)
-        int64(e.time)
-        double(e.position.x); double(e.position.y); double(e.position.z)
-        double(e.velocity.x); double(e.velocity.y); double(e.velocity.z)
-        double(e.sigma)
-        double(e.covXX); double(e.covXY); double(e.covYY); double(e.covXZ); double(e.covYZ); double(e.covZZ)
-        int32(Int32(clamping: e.anchors))
-        let motion: StaticString = switch e.motion {
-        case .stationary: "stationary"
-        case .moving: "moving"
-        case .unknown: "unknown"
+        withUnsafeTemporaryAllocation(byteCount: Self.maxPositionBytes, alignment: 8) { buffer in
+            var row = RowWriter(base: buffer.baseAddress!)
+            row.field16(geometry ? 18 : 17)
+            row.int64(tagID)
+            row.int64(e.time)
+            row.double(e.position.x); row.double(e.position.y); row.double(e.position.z)
+            row.double(e.velocity.x); row.double(e.velocity.y); row.double(e.velocity.z)
+            row.double(e.sigma)
+            row.double(e.covXX); row.double(e.covXY); row.double(e.covYY)
+            row.double(e.covXZ); row.double(e.covYZ); row.double(e.covZZ)
+            row.int32(4)
+            row.big32(UInt32(bitPattern: Int32(clamping: e.anchors)))
+            let motion: StaticString = switch e.motion {
+            case .stationary: "stationary"
+            case .moving: "moving"
+            case .unknown: "unknown"
+            }
+            row.int32(Int32(motion.utf8CodeUnitCount))
+            row.raw(motion.utf8Start, count: motion.utf8CodeUnitCount)
+            if geometry {
+                let x = e.position.x, y = e.position.y
+                if x.isNaN || y.isNaN {
+                    row.int32(-1)
+                } else {
+                    row.int32(Int32(Self.wkbPointBytes))
+                    row.byte(1)                                  // little-endian
+                    row.little32(1)                              // wkbPoint
+                    row.little64(x.bitPattern)
+                    row.little64(y.bitPattern)
+                }
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress, count: row.offset))
         }
-        motion.withUTF8Buffer { data($0) }
-        if geometry { point(x: e.position.x, y: e.position.y) }
+    }
+
+    /// The most bytes `position` writes for one row (see `PostgresBatchWriter.rowBytes`).
+    static let maxPositionBytes = 256
+
+    /// Writes the fields of one row into raw memory, big-endian as COPY wants (WKB inside is little-endian).
+    private struct RowWriter {
+        let base: UnsafeMutableRawPointer
+        var offset = 0
+
+        mutating func field16(_ v: UInt16) {
+            base.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt16.self); offset += 2
+        }
+        mutating func int32(_ v: Int32) { big32(UInt32(bitPattern: v)) }
+        mutating func big32(_ v: UInt32) {
+            base.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt32.self); offset += 4
+        }
+        mutating func big64(_ v: UInt64) {
+            base.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt64.self); offset += 8
+        }
+        mutating func int64(_ v: Int64) {
+            int32(8)
+            big64(UInt64(bitPattern: v))
+        }
+        mutating func double(_ v: Double) {
+            int32(8)
+            big64(v.bitPattern)
+        }
+        mutating func little32(_ v: UInt32) {
+            base.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt32.self); offset += 4
+        }
+        mutating func little64(_ v: UInt64) {
+            base.storeBytes(of: v.littleEndian, toByteOffset: offset, as: UInt64.self); offset += 8
+        }
+        mutating func byte(_ v: UInt8) {
+            base.storeBytes(of: v, toByteOffset: offset, as: UInt8.self); offset += 1
+        }
+        mutating func raw(_ p: UnsafePointer<UInt8>, count: Int) {
+            (base + offset).copyMemory(from: p, byteCount: count); offset += count
+        }
     }
 
     private mutating func append16(_ v: UInt16) {

@@ -12,7 +12,7 @@ struct HistoryStoreTests {
             let dataDirectory = directory.path("data/nested")  // created by the store
             _ = try HistoryStore(directory: dataDirectory)
             let database = try Database(path: dataDirectory + "/sextant.sqlite")
-            #expect(try Migrator.recordedMigrations(in: database).keys.sorted() == [1, 2, 3, 4, 5, 6])
+            #expect(try Migrator.recordedMigrations(in: database).keys.sorted() == [1, 2, 3, 4, 5, 6, 7])
             for table in ["sites", "tags", "positions", "last_positions", "measurements", "zone_events"] {
                 #expect(try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(table)'")
                     == .integer(1), "table \(table)")
@@ -20,7 +20,7 @@ struct HistoryStoreTests {
             #expect(try database.scalar("PRAGMA journal_mode") == .text("wal"))
             #expect(try StoreSchema.migrator.migrate(database) == [])
             _ = try HistoryStore(directory: dataDirectory)  // reopening applies nothing and does not throw
-            #expect(try Migrator.recordedMigrations(in: database).count == 6)
+            #expect(try Migrator.recordedMigrations(in: database).count == 7)
         }
     }
 
@@ -96,7 +96,7 @@ struct HistoryStoreTests {
             _ = try HistoryStore(directory: dataDirectory)
             let database = try Database(path: dataDirectory + "/sextant.sqlite")
             try database.execute(sql: "INSERT INTO schema_migrations VALUES (99, 'future', 'x')")
-            #expect(throws: MigrationError.databaseTooNew(databaseVersion: 99, knownVersion: 6)) {
+            #expect(throws: MigrationError.databaseTooNew(databaseVersion: 99, knownVersion: 7)) {
                 _ = try HistoryStore(directory: dataDirectory)
             }
         }
