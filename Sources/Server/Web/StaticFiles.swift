@@ -26,6 +26,7 @@ public enum StaticFiles {
         "/static/map.css": StaticFile(text: StaticFileText.mapCss, contentType: "text/css; charset=utf-8"),
         "/static/model.js": StaticFile(text: StaticFileText.modelJs, contentType: "text/javascript; charset=utf-8"),
         "/static/panel.js": StaticFile(text: StaticFileText.panelJs, contentType: "text/javascript; charset=utf-8"),
+        "/static/render-worker.js": StaticFile(text: StaticFileText.render_workerJs, contentType: "text/javascript; charset=utf-8"),
         "/static/render.js": StaticFile(text: StaticFileText.renderJs, contentType: "text/javascript; charset=utf-8"),
     ]
 
@@ -45,7 +46,8 @@ enum StaticFileText {
 // The live map: loads the site list and a site over the REST API, the tags' last positions, then
 // follows the live feed; polls the anchors' health. Query parameters: site=ID, token=SECRET (sent as a
 // bearer token to the API and as ?token= to the stream), tag=TEXT (search), rate=N (feed conflation,
-// default 10), transport=ws|sse, bench=N (synthetic load instead of the feed; see bench.js).
+// default 10), transport=ws|sse, bench=N (synthetic load instead of the feed; see bench.js),
+// draw=main (draw on the page's main thread instead of in render-worker.js).
 import { TagStore } from "./model.js";
 import { MapView } from "./render.js";
 import { Panel, esc } from "./panel.js";
@@ -95,7 +97,27 @@ class LiveSite {
     for (const p of tags) this.store.apply(p, now);
     this.store.seedZones();
     this.canvas = $("map");
-    this.view = new MapView(this.canvas, site);
+    // Drawing runs in a worker on OffscreenCanvases where the browser has them; the page keeps a
+    // view of its own, without a canvas, for the transform and hit-testing.
+    this.worker = null;
+    if (params.get("draw") !== "main" && typeof Worker !== "undefined" && this.canvas.transferControlToOffscreen) {
+      // A canvas hands its drawing over once: each site's view gets fresh elements.
+      for (const id of ["map", "map-plan"]) { const old = $(id); old.replaceWith(old.cloneNode(false)); }
+      this.canvas = $("map");
+      this.view = new MapView(this.canvas, null, site, { draws: false });
+      this.worker = new Worker("/static/render-worker.js", { type: "module" });
+      this.worker.onmessage = (e) => {
+        if (e.data.type === "frame") this.frameHook?.(e.data.t, e.data.drawMs);
+        else if (e.data.type === "drawn") this.canvas.dataset.drawn = e.data.counts;
+      };
+      this.worker.onerror = (e) => { showError(`map drawing: ${e.message}`); };
+      const canvas = this.canvas.transferControlToOffscreen(), plan = $("map-plan").transferControlToOffscreen();
+      this.worker.postMessage({ type: "init", canvas, plan, site, tags, view: this.view.transform() }, [canvas, plan]);
+      this.posted = { view: JSON.stringify(this.view.transform()), highlight: null, selected: null };
+      this.texts = [];
+    } else {
+      this.view = new MapView(this.canvas, $("map-plan"), site);
+    }
     this.panel = new Panel(this.view, (id) => this.pick(id));
     if (params.get("tag")) this.panel.setQuery(params.get("tag"));
     this.drawn = -1;
@@ -113,11 +135,16 @@ class LiveSite {
     let o;
     try { o = JSON.parse(text); } catch { return; }
     if (o.type !== "heartbeat") this.store.apply(o, performance.now());
+    if (this.worker) this.texts.push(text);
   }
+
+  /** Starts or stops the drawing worker's frame reports (the benchmark's frameHook). */
+  reportFrames(on) { this.worker?.postMessage({ type: "frames", on }); }
 
   onFrame(t) {
     this.frame = requestAnimationFrame((u) => this.onFrame(u));
     const now = performance.now();
+    if (this.worker) { this.syncWorker(now); return; }
     this.store.expire(now);
     this.store.sampleTrails(now);
     // Redraw only with news: a change in the store, the view, the trails, or a fading removed tag.
@@ -127,7 +154,21 @@ class LiveSite {
     const start = performance.now();
     this.view.draw(this.store, now);
     this.drawn = this.store.version;
+    if (this.canvas.dataset.drawn !== this.view.drawnCounts) this.canvas.dataset.drawn = this.view.drawnCounts;
     this.frameHook?.(t, performance.now() - start);
+  }
+
+  /** Hands the drawing worker what changed on the page since the last frame. */
+  syncWorker(now) {
+    this.store.expire(now);
+    if (this.texts.length) { this.worker.postMessage({ type: "texts", texts: this.texts }); this.texts = []; }
+    const view = JSON.stringify(this.view.transform());
+    if (view !== this.posted.view) { this.worker.postMessage({ type: "view", view: this.view.transform() }); this.posted.view = view; }
+    // The panel replaces the highlight set when it refreshes; a new set or selection is sent.
+    if (this.view.highlight !== this.posted.highlight || this.view.selected !== this.posted.selected) {
+      this.worker.postMessage({ type: "marks", highlight: [...this.view.highlight], selected: this.view.selected });
+      this.posted.highlight = this.view.highlight; this.posted.selected = this.view.selected;
+    }
   }
 
   refreshPanel() {
@@ -160,6 +201,7 @@ class LiveSite {
         const r = await api(`/api/v1/sites/${encodeURIComponent(this.site.id)}/anchors`);
         const anchors = r.anchors || [];
         this.view.setHealth(new Map(anchors.map((a) => [a.id, a.state])));
+        this.worker?.postMessage({ type: "health", health: anchors.map((a) => [a.id, a.state]) });
         this.panel.updateAnchors(this.site, anchors);
       } catch (e) {
         this.panel.updateAnchors(this.site, []);
@@ -212,6 +254,7 @@ class LiveSite {
     cancelAnimationFrame(this.frame);
     this.timers.forEach(clearInterval);
     this.resizeObserver.disconnect();
+    this.worker?.terminate();
     this.feed?.stop();
     this.bench?.stop();
   }
@@ -314,6 +357,7 @@ export class Bench {
     this.started = performance.now();
     this.recording = false; this.recordStart = 0; this.lastFrame = null;
     live.frameHook = (t, drawMs) => this.onFrame(t, drawMs);
+    live.reportFrames(true);
     this.timer = setInterval(() => this.tick(), BATCH_MS);
   }
 
@@ -382,7 +426,8 @@ export class Bench {
       framesWithoutNews: this.skipped,
       messagesPerSecond: Math.round(this.messages / elapsed),
       applyMsPerSecond: r2(this.applyMs / elapsed),
-      canvas: `${this.live.canvas.width}x${this.live.canvas.height}`,
+      canvas: `${Math.round(this.live.view.width * this.live.view.dpr)}x${Math.round(this.live.view.height * this.live.view.dpr)}`,
+      drawing: this.live.worker ? "worker" : "main",
     };
     this.stop();
     const out = document.getElementById("bench-result");
@@ -395,6 +440,7 @@ export class Bench {
   stop() {
     clearInterval(this.timer);
     this.live.frameHook = null;
+    this.live.reportFrames(false);
   }
 }
 
@@ -644,6 +690,7 @@ export function cornerCentroid(polygon) {
   <p id="bench-result" hidden></p>
 </aside>
 <main id="map-area">
+  <canvas id="map-plan" aria-hidden="true"></canvas>
   <canvas id="map" aria-label="live map"></canvas>
   <div id="tooltip" class="tooltip" hidden></div>
   <p class="hint muted">scroll to zoom · drag to pan · double-click to fit</p>
@@ -721,7 +768,10 @@ tr.misplaced td { color: var(--warn); font-weight: 600; }
 .key-anchor { background: var(--ink); border-radius: 0; }
 .key-silent { background: var(--bad); border-radius: 0; }
 #map-area { position: relative; flex: 1; min-width: 0; }
-#map { display: block; width: 100%; height: 100%; cursor: grab; }
+/* Two stacked canvases: the site plan and trails below, the tags above (render.js). */
+#map, #map-plan { position: absolute; inset: 0; display: block; width: 100%; height: 100%; }
+#map { cursor: grab; }
+#map-plan { pointer-events: none; }
 #map.dragging { cursor: grabbing; }
 .hint { position: absolute; right: 10px; bottom: 4px; font-size: 11px; margin: 0; pointer-events: none; }
 .tooltip {
@@ -1046,6 +1096,76 @@ export function esc(s) {
 
 """#
 
+    /// `Static/render-worker.js`.
+    static let render_workerJs = #"""
+// The map's drawing, off the page's main thread: a module worker that owns the two stacked <canvas>
+// elements (transferred to it as OffscreenCanvases), keeps its own copy of the tags from the same feed messages the page
+// gets, and draws them each animation frame with news. Rasterising the canvas is most of the map's
+// cost at 1,000 tags; here it no longer delays the page's own work (the feed, the panel, input).
+//
+// Messages from the page (app.js), each {type, ...}:
+//   init  {canvas, plan, site, tags, view}  the two OffscreenCanvases (tags, plan), the site, the tags'
+//                                      last positions, the transform
+//   texts {texts}                      feed messages (JSON text), in arrival order
+//   view  {view}                       a new transform or size (MapView.transform())
+//   health {health}                    [[anchor id, state], ...]
+//   marks {highlight, selected}        the searched tags' ids and the selected tag's id (or null)
+//   frames {on}                        report each frame back as {type: "frame", t, drawMs} (the benchmark)
+// It sends {type: "drawn", counts} at most every DRAWN_MS: the tags of its latest frame by state.
+import { TagStore } from "./model.js";
+import { MapView } from "./render.js";
+
+/** How often the worker tells the page what it drew, milliseconds. */
+const DRAWN_MS = 250;
+
+let drawnSent = -Infinity;
+let store = null, view = null, drawn = -1, reportFrames = false;
+
+function apply(text) {
+  let o;
+  try { o = JSON.parse(text); } catch { return; }
+  if (o.type !== "heartbeat") store.apply(o, performance.now());
+}
+
+function frame(t) {
+  requestAnimationFrame(frame);
+  const now = performance.now();
+  store.expire(now);
+  store.sampleTrails(now);
+  // Redraw only with news: a change in the store, the view, the trails, or a fading removed tag.
+  const fading = store.counts().removed > 0;
+  const news = store.version !== drawn || store.trailVersion !== view.backgroundTrails;
+  if (!news && view.layerValid && !fading) { if (reportFrames) postMessage({ type: "frame", t, drawMs: null }); return; }
+  const start = performance.now();
+  view.draw(store, now);
+  drawn = store.version;
+  if (now - drawnSent >= DRAWN_MS) { postMessage({ type: "drawn", counts: view.drawnCounts }); drawnSent = now; }
+  if (reportFrames) postMessage({ type: "frame", t, drawMs: performance.now() - start });
+}
+
+onmessage = (e) => {
+  const m = e.data;
+  switch (m.type) {
+    case "init": {
+      store = new TagStore(m.site);
+      const now = performance.now();
+      for (const p of m.tags) store.apply(p, now);
+      store.seedZones();
+      view = new MapView(m.canvas, m.plan, m.site);
+      view.setTransform(m.view);
+      requestAnimationFrame(frame);
+      break;
+    }
+    case "texts": for (const text of m.texts) apply(text); break;
+    case "view": view.setTransform(m.view); break;
+    case "health": view.setHealth(new Map(m.health)); break;
+    case "marks": view.highlight = new Set(m.highlight); view.selected = m.selected; drawn = -1; break;
+    case "frames": reportFrames = m.on; break;
+  }
+};
+
+"""#
+
     /// `Static/render.js`.
     static let renderJs = #"""
 // Draws the map on a <canvas>: the site plan (cached in an offscreen layer until the view or the
@@ -1077,12 +1197,21 @@ const COLORS = {
 const FAULT_COLORS = { silent: COLORS.bad, unheard: COLORS.bad, misplaced: COLORS.warn };
 
 export class MapView {
-  constructor(canvas, site) {
+  /**
+   * `canvas` (the tags, drawn each frame with news) and `plan` (the site plan and the trails, below it,
+   * redrawn when the view or the anchors' health changes and when the trails get their points) are two
+   * stacked <canvas> elements, or OffscreenCanvases in the drawing worker (render-worker.js): the
+   * browser's compositor lays the tags over the plan, so a frame never copies the plan. `canvas` is
+   * transparent, `plan` opaque. With `draws` false the view only keeps the transform, for hit-testing
+   * on the page while the worker draws; it then touches neither canvas.
+   */
+  constructor(canvas, plan, site, { draws = true } = {}) {
     this.canvas = canvas;
-    this.ctx = canvas.getContext("2d");
-    this.layer = document.createElement("canvas");        // the site plan
-    this.background = document.createElement("canvas");   // the plan with the trails
-    this.backgroundTrails = -1;                            // the store's trailVersion drawn there
+    this.draws = draws;
+    this.ctx = draws ? canvas.getContext("2d") : null;
+    this.layer = draws ? makeCanvas() : null;        // the site plan
+    this.background = draws ? plan : null;           // the plan with the trails
+    this.backgroundTrails = -1;                      // the store's trailVersion drawn there
     this.site = site;
     this.anchors = new Map(site.anchors.map((a) => [a.id, a]));
     this.health = new Map();         // anchor id -> state string from the anchors endpoint
@@ -1094,7 +1223,8 @@ export class MapView {
     this.selected = null;
     // The tags of a frame by state, reused from frame to frame.
     this.positioned = []; this.ranged = []; this.removed = [];
-    this.resize();
+    this.drawnCounts = "";           // "POSITIONED DISTANCE REMOVED" tags of the latest frame drawn
+    if (typeof document !== "undefined") this.resize();
   }
 
   // View transform: site metres to CSS pixels (y up on the site, down on the screen).
@@ -1103,14 +1233,31 @@ export class MapView {
   siteX(px) { return (px - this.ox) / this.scale; }
   siteY(py) { return (this.oy - py) / this.scale; }
 
+  /** Takes the size of the <canvas> element on the page. */
   resize() {
     const r = this.canvas.getBoundingClientRect();
-    this.dpr = window.devicePixelRatio || 1;
-    this.width = Math.max(1, r.width); this.height = Math.max(1, r.height);
-    for (const c of [this.canvas, this.layer, this.background]) {
-      c.width = Math.round(this.width * this.dpr); c.height = Math.round(this.height * this.dpr);
+    this.setSize(r.width, r.height, window.devicePixelRatio || 1);
+  }
+
+  /** Sets the size in CSS pixels and the device pixel ratio (fits the site again unless zoomed or panned). */
+  setSize(width, height, dpr) {
+    this.dpr = dpr;
+    this.width = Math.max(1, width); this.height = Math.max(1, height);
+    if (this.draws) {
+      for (const c of [this.canvas, this.layer, this.background]) {
+        c.width = Math.round(this.width * this.dpr); c.height = Math.round(this.height * this.dpr);
+      }
     }
     if (this.autoFit) this.fit();
+    this.layerValid = false;
+  }
+
+  /** The transform, to hand to another view of the same site (the drawing worker's). */
+  transform() { return { scale: this.scale, ox: this.ox, oy: this.oy, autoFit: this.autoFit, width: this.width, height: this.height, dpr: this.dpr }; }
+
+  setTransform(v) {
+    if (v.width !== this.width || v.height !== this.height || v.dpr !== this.dpr) this.setSize(v.width, v.height, v.dpr);
+    this.scale = v.scale; this.ox = v.ox; this.oy = v.oy; this.autoFit = v.autoFit;
     this.layerValid = false;
   }
 
@@ -1142,7 +1289,7 @@ export class MapView {
 
   // The site plan: grid, bounds, zones, cones, anchors.
   drawLayer() {
-    const g = this.layer.getContext("2d");
+    const g = this.layer.getContext("2d", { alpha: false });
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     g.fillStyle = "#fff"; g.fillRect(0, 0, this.width, this.height);
     const b = this.site.bounds;
@@ -1219,7 +1366,7 @@ export class MapView {
 
   /** The background of each frame: the site plan and the trails as of their latest points. */
   drawBackground(store) {
-    const g = this.background.getContext("2d");
+    const g = this.background.getContext("2d", { alpha: false });
     g.setTransform(1, 0, 0, 1, 0, 0);
     g.drawImage(this.layer, 0, 0);
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -1242,7 +1389,7 @@ export class MapView {
     if (this.backgroundTrails !== store.trailVersion) this.drawBackground(store);
     const c = this.ctx;
     c.setTransform(1, 0, 0, 1, 0, 0);
-    c.drawImage(this.background, 0, 0);
+    c.clearRect(0, 0, this.canvas.width, this.canvas.height);
     c.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     const s = this.scale, w = this.width, h = this.height;
     const visible = (x, y, r) => x > -r && y > -r && x < w + r && y < h + r;
@@ -1262,6 +1409,7 @@ export class MapView {
       else if (t.state === State.distance) ranged.push(t);
       else removed.push(t);
     }
+    this.drawnCounts = `${positioned.length} ${ranged.length} ${removed.length}`;
 
     // Trails: the cached part up to each tag's newest trail point, then the last stretch to where the
     // tag is now, in one path (hairlines: a 1 px line is the cheapest stroke to rasterise).
@@ -1308,7 +1456,8 @@ export class MapView {
       const heading = azimuthHeading(a, t.rangeAzimuth) ?? spreadAngle(t.id);
       rangeMarks.push([t, cx + r * Math.cos(-heading), cy + r * Math.sin(-heading)]);
     }
-    c.setLineDash([5, 4]); c.strokeStyle = COLORS.distance; c.lineWidth = 1.5; c.stroke(); c.setLineDash([]);
+    // A 1 px dashed line is drawn as a hairline, at a fraction of the cost of a wider one.
+    c.setLineDash([5, 4]); c.strokeStyle = COLORS.distance; c.lineWidth = 1; c.stroke(); c.setLineDash([]);
     c.beginPath();
     for (const [, X, Y] of rangeMarks) { c.moveTo(X + DOT_PX + 1, Y); c.arc(X, Y, DOT_PX + 1, 0, 2 * Math.PI); }
     c.fillStyle = "#fff"; c.fill(); c.strokeStyle = COLORS.distance; c.lineWidth = 2; c.stroke();
@@ -1366,6 +1515,11 @@ export class MapView {
     }
     return best;
   }
+}
+
+/** A canvas for a cached layer: an element on the page, an OffscreenCanvas in a worker. */
+function makeCanvas() {
+  return typeof document !== "undefined" ? document.createElement("canvas") : new OffscreenCanvas(1, 1);
 }
 
 /** The control-point distance of a quarter circle drawn as one cubic Bézier: 4(√2 − 1)/3. */
