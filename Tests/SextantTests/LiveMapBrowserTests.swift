@@ -12,6 +12,8 @@ import Testing
             struct Zone: Decodable { var id: String; var count: Int }
             struct Anchor: Decodable { var id: String; var state: String }
             var status: String
+            /// What the canvas last drew: "POSITIONED DISTANCE REMOVED" tag counts (empty before a frame).
+            var drawn: String
             var positions: String
             var error: String
             var sites: [String]
@@ -110,6 +112,10 @@ import Testing
             return abs(x2 - x) + abs(y2 - y) >= 0.001   // the list's resolution (3 decimals)
         }
         #expect(moved, "no tag moved between\n\(first.positions)\nand\n\(second.positions)")
+
+        // The canvas (drawn in the page's worker) shows the tags, not only the page's list.
+        let drawn = second.drawn.split(separator: " ").compactMap { Int($0) }
+        #expect(drawn.count == 3 && drawn[0] >= 6, "the map drew no tags: drawn \"\(second.drawn)\"")
 
         // Zones and anchor health.
         #expect(Set(second.zones.map(\.id)) == ["dock", "cold"])

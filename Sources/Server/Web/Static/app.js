@@ -1,7 +1,8 @@
 // The live map: loads the site list and a site over the REST API, the tags' last positions, then
 // follows the live feed; polls the anchors' health. Query parameters: site=ID, token=SECRET (sent as a
 // bearer token to the API and as ?token= to the stream), tag=TEXT (search), rate=N (feed conflation,
-// default 10), transport=ws|sse, bench=N (synthetic load instead of the feed; see bench.js).
+// default 10), transport=ws|sse, bench=N (synthetic load instead of the feed; see bench.js),
+// draw=main (draw on the page's main thread instead of in render-worker.js).
 import { TagStore } from "./model.js";
 import { MapView } from "./render.js";
 import { Panel, esc } from "./panel.js";
@@ -51,7 +52,27 @@ class LiveSite {
     for (const p of tags) this.store.apply(p, now);
     this.store.seedZones();
     this.canvas = $("map");
-    this.view = new MapView(this.canvas, site);
+    // Drawing runs in a worker on OffscreenCanvases where the browser has them; the page keeps a
+    // view of its own, without a canvas, for the transform and hit-testing.
+    this.worker = null;
+    if (params.get("draw") !== "main" && typeof Worker !== "undefined" && this.canvas.transferControlToOffscreen) {
+      // A canvas hands its drawing over once: each site's view gets fresh elements.
+      for (const id of ["map", "map-plan"]) { const old = $(id); old.replaceWith(old.cloneNode(false)); }
+      this.canvas = $("map");
+      this.view = new MapView(this.canvas, null, site, { draws: false });
+      this.worker = new Worker("/static/render-worker.js", { type: "module" });
+      this.worker.onmessage = (e) => {
+        if (e.data.type === "frame") this.frameHook?.(e.data.t, e.data.drawMs);
+        else if (e.data.type === "drawn") this.canvas.dataset.drawn = e.data.counts;
+      };
+      this.worker.onerror = (e) => { showError(`map drawing: ${e.message}`); };
+      const canvas = this.canvas.transferControlToOffscreen(), plan = $("map-plan").transferControlToOffscreen();
+      this.worker.postMessage({ type: "init", canvas, plan, site, tags, view: this.view.transform() }, [canvas, plan]);
+      this.posted = { view: JSON.stringify(this.view.transform()), highlight: null, selected: null };
+      this.texts = [];
+    } else {
+      this.view = new MapView(this.canvas, $("map-plan"), site);
+    }
     this.panel = new Panel(this.view, (id) => this.pick(id));
     if (params.get("tag")) this.panel.setQuery(params.get("tag"));
     this.drawn = -1;
@@ -69,11 +90,16 @@ class LiveSite {
     let o;
     try { o = JSON.parse(text); } catch { return; }
     if (o.type !== "heartbeat") this.store.apply(o, performance.now());
+    if (this.worker) this.texts.push(text);
   }
+
+  /** Starts or stops the drawing worker's frame reports (the benchmark's frameHook). */
+  reportFrames(on) { this.worker?.postMessage({ type: "frames", on }); }
 
   onFrame(t) {
     this.frame = requestAnimationFrame((u) => this.onFrame(u));
     const now = performance.now();
+    if (this.worker) { this.syncWorker(now); return; }
     this.store.expire(now);
     this.store.sampleTrails(now);
     // Redraw only with news: a change in the store, the view, the trails, or a fading removed tag.
@@ -83,7 +109,21 @@ class LiveSite {
     const start = performance.now();
     this.view.draw(this.store, now);
     this.drawn = this.store.version;
+    if (this.canvas.dataset.drawn !== this.view.drawnCounts) this.canvas.dataset.drawn = this.view.drawnCounts;
     this.frameHook?.(t, performance.now() - start);
+  }
+
+  /** Hands the drawing worker what changed on the page since the last frame. */
+  syncWorker(now) {
+    this.store.expire(now);
+    if (this.texts.length) { this.worker.postMessage({ type: "texts", texts: this.texts }); this.texts = []; }
+    const view = JSON.stringify(this.view.transform());
+    if (view !== this.posted.view) { this.worker.postMessage({ type: "view", view: this.view.transform() }); this.posted.view = view; }
+    // The panel replaces the highlight set when it refreshes; a new set or selection is sent.
+    if (this.view.highlight !== this.posted.highlight || this.view.selected !== this.posted.selected) {
+      this.worker.postMessage({ type: "marks", highlight: [...this.view.highlight], selected: this.view.selected });
+      this.posted.highlight = this.view.highlight; this.posted.selected = this.view.selected;
+    }
   }
 
   refreshPanel() {
@@ -116,6 +156,7 @@ class LiveSite {
         const r = await api(`/api/v1/sites/${encodeURIComponent(this.site.id)}/anchors`);
         const anchors = r.anchors || [];
         this.view.setHealth(new Map(anchors.map((a) => [a.id, a.state])));
+        this.worker?.postMessage({ type: "health", health: anchors.map((a) => [a.id, a.state]) });
         this.panel.updateAnchors(this.site, anchors);
       } catch (e) {
         this.panel.updateAnchors(this.site, []);
@@ -168,6 +209,7 @@ class LiveSite {
     cancelAnimationFrame(this.frame);
     this.timers.forEach(clearInterval);
     this.resizeObserver.disconnect();
+    this.worker?.terminate();
     this.feed?.stop();
     this.bench?.stop();
   }

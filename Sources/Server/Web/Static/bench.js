@@ -38,6 +38,7 @@ export class Bench {
     this.started = performance.now();
     this.recording = false; this.recordStart = 0; this.lastFrame = null;
     live.frameHook = (t, drawMs) => this.onFrame(t, drawMs);
+    live.reportFrames(true);
     this.timer = setInterval(() => this.tick(), BATCH_MS);
   }
 
@@ -106,7 +107,8 @@ export class Bench {
       framesWithoutNews: this.skipped,
       messagesPerSecond: Math.round(this.messages / elapsed),
       applyMsPerSecond: r2(this.applyMs / elapsed),
-      canvas: `${this.live.canvas.width}x${this.live.canvas.height}`,
+      canvas: `${Math.round(this.live.view.width * this.live.view.dpr)}x${Math.round(this.live.view.height * this.live.view.dpr)}`,
+      drawing: this.live.worker ? "worker" : "main",
     };
     this.stop();
     const out = document.getElementById("bench-result");
@@ -119,5 +121,6 @@ export class Bench {
   stop() {
     clearInterval(this.timer);
     this.live.frameHook = null;
+    this.live.reportFrames(false);
   }
 }

@@ -27,12 +27,21 @@ const COLORS = {
 const FAULT_COLORS = { silent: COLORS.bad, unheard: COLORS.bad, misplaced: COLORS.warn };
 
 export class MapView {
-  constructor(canvas, site) {
+  /**
+   * `canvas` (the tags, drawn each frame with news) and `plan` (the site plan and the trails, below it,
+   * redrawn when the view or the anchors' health changes and when the trails get their points) are two
+   * stacked <canvas> elements, or OffscreenCanvases in the drawing worker (render-worker.js): the
+   * browser's compositor lays the tags over the plan, so a frame never copies the plan. `canvas` is
+   * transparent, `plan` opaque. With `draws` false the view only keeps the transform, for hit-testing
+   * on the page while the worker draws; it then touches neither canvas.
+   */
+  constructor(canvas, plan, site, { draws = true } = {}) {
     this.canvas = canvas;
-    this.ctx = canvas.getContext("2d");
-    this.layer = document.createElement("canvas");        // the site plan
-    this.background = document.createElement("canvas");   // the plan with the trails
-    this.backgroundTrails = -1;                            // the store's trailVersion drawn there
+    this.draws = draws;
+    this.ctx = draws ? canvas.getContext("2d") : null;
+    this.layer = draws ? makeCanvas() : null;        // the site plan
+    this.background = draws ? plan : null;           // the plan with the trails
+    this.backgroundTrails = -1;                      // the store's trailVersion drawn there
     this.site = site;
     this.anchors = new Map(site.anchors.map((a) => [a.id, a]));
     this.health = new Map();         // anchor id -> state string from the anchors endpoint
@@ -44,7 +53,8 @@ export class MapView {
     this.selected = null;
     // The tags of a frame by state, reused from frame to frame.
     this.positioned = []; this.ranged = []; this.removed = [];
-    this.resize();
+    this.drawnCounts = "";           // "POSITIONED DISTANCE REMOVED" tags of the latest frame drawn
+    if (typeof document !== "undefined") this.resize();
   }
 
   // View transform: site metres to CSS pixels (y up on the site, down on the screen).
@@ -53,14 +63,31 @@ export class MapView {
   siteX(px) { return (px - this.ox) / this.scale; }
   siteY(py) { return (this.oy - py) / this.scale; }
 
+  /** Takes the size of the <canvas> element on the page. */
   resize() {
     const r = this.canvas.getBoundingClientRect();
-    this.dpr = window.devicePixelRatio || 1;
-    this.width = Math.max(1, r.width); this.height = Math.max(1, r.height);
-    for (const c of [this.canvas, this.layer, this.background]) {
-      c.width = Math.round(this.width * this.dpr); c.height = Math.round(this.height * this.dpr);
+    this.setSize(r.width, r.height, window.devicePixelRatio || 1);
+  }
+
+  /** Sets the size in CSS pixels and the device pixel ratio (fits the site again unless zoomed or panned). */
+  setSize(width, height, dpr) {
+    this.dpr = dpr;
+    this.width = Math.max(1, width); this.height = Math.max(1, height);
+    if (this.draws) {
+      for (const c of [this.canvas, this.layer, this.background]) {
+        c.width = Math.round(this.width * this.dpr); c.height = Math.round(this.height * this.dpr);
+      }
     }
     if (this.autoFit) this.fit();
+    this.layerValid = false;
+  }
+
+  /** The transform, to hand to another view of the same site (the drawing worker's). */
+  transform() { return { scale: this.scale, ox: this.ox, oy: this.oy, autoFit: this.autoFit, width: this.width, height: this.height, dpr: this.dpr }; }
+
+  setTransform(v) {
+    if (v.width !== this.width || v.height !== this.height || v.dpr !== this.dpr) this.setSize(v.width, v.height, v.dpr);
+    this.scale = v.scale; this.ox = v.ox; this.oy = v.oy; this.autoFit = v.autoFit;
     this.layerValid = false;
   }
 
@@ -92,7 +119,7 @@ export class MapView {
 
   // The site plan: grid, bounds, zones, cones, anchors.
   drawLayer() {
-    const g = this.layer.getContext("2d");
+    const g = this.layer.getContext("2d", { alpha: false });
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     g.fillStyle = "#fff"; g.fillRect(0, 0, this.width, this.height);
     const b = this.site.bounds;
@@ -169,7 +196,7 @@ export class MapView {
 
   /** The background of each frame: the site plan and the trails as of their latest points. */
   drawBackground(store) {
-    const g = this.background.getContext("2d");
+    const g = this.background.getContext("2d", { alpha: false });
     g.setTransform(1, 0, 0, 1, 0, 0);
     g.drawImage(this.layer, 0, 0);
     g.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -192,7 +219,7 @@ export class MapView {
     if (this.backgroundTrails !== store.trailVersion) this.drawBackground(store);
     const c = this.ctx;
     c.setTransform(1, 0, 0, 1, 0, 0);
-    c.drawImage(this.background, 0, 0);
+    c.clearRect(0, 0, this.canvas.width, this.canvas.height);
     c.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     const s = this.scale, w = this.width, h = this.height;
     const visible = (x, y, r) => x > -r && y > -r && x < w + r && y < h + r;
@@ -212,6 +239,7 @@ export class MapView {
       else if (t.state === State.distance) ranged.push(t);
       else removed.push(t);
     }
+    this.drawnCounts = `${positioned.length} ${ranged.length} ${removed.length}`;
 
     // Trails: the cached part up to each tag's newest trail point, then the last stretch to where the
     // tag is now, in one path (hairlines: a 1 px line is the cheapest stroke to rasterise).
@@ -258,7 +286,8 @@ export class MapView {
       const heading = azimuthHeading(a, t.rangeAzimuth) ?? spreadAngle(t.id);
       rangeMarks.push([t, cx + r * Math.cos(-heading), cy + r * Math.sin(-heading)]);
     }
-    c.setLineDash([5, 4]); c.strokeStyle = COLORS.distance; c.lineWidth = 1.5; c.stroke(); c.setLineDash([]);
+    // A 1 px dashed line is drawn as a hairline, at a fraction of the cost of a wider one.
+    c.setLineDash([5, 4]); c.strokeStyle = COLORS.distance; c.lineWidth = 1; c.stroke(); c.setLineDash([]);
     c.beginPath();
     for (const [, X, Y] of rangeMarks) { c.moveTo(X + DOT_PX + 1, Y); c.arc(X, Y, DOT_PX + 1, 0, 2 * Math.PI); }
     c.fillStyle = "#fff"; c.fill(); c.strokeStyle = COLORS.distance; c.lineWidth = 2; c.stroke();
@@ -316,6 +345,11 @@ export class MapView {
     }
     return best;
   }
+}
+
+/** A canvas for a cached layer: an element on the page, an OffscreenCanvas in a worker. */
+function makeCanvas() {
+  return typeof document !== "undefined" ? document.createElement("canvas") : new OffscreenCanvas(1, 1);
 }
 
 /** The control-point distance of a quarter circle drawn as one cubic Bézier: 4(√2 − 1)/3. */
