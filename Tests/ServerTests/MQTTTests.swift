@@ -45,7 +45,7 @@ extension BrokerLoadTests {
         #expect(watcher.waitForMessage { $0.topic == "\(prefix)/status/test" && $0.text == "offline" } != nil)
     }
 
-    /// Many outputs of one turn (a TCP gateway's burst) are handed to the output thread together and
+    /// Many outputs of one turn (a TCP gateway's burst of 200 tags) are handed to the output thread together and
     /// each published once: every tag's position reaches the broker (retained), none is dropped, and
     /// the count of MQTT messages is the count of outputs (a removed tag's is two: its retained
     /// position is cleared).
@@ -55,8 +55,8 @@ extension BrokerLoadTests {
         let t = try TestService { $0.mqtt = mqttConfig(broker, prefix: prefix) }
         defer { t.stop() }
         t.waitFor { ($0.mqtt?.outConnected ?? 0) == 1 }
-        let tags = 300
-        let lines = demoLines(tags: tags, seconds: 2, prefix: "B")
+        let tags = 200
+        let lines = demoLines(tags: tags, seconds: 1, prefix: "B")
         let total = lines.filter { $0 == 10 }.count
         let g = try t.gateway()
         try g.writeAll(lines)
