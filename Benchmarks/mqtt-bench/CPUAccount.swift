@@ -6,6 +6,10 @@ struct CPUAccount {
     /// Seconds by owner: "broker", a service thread's name (`sextant.loop`, `sextant.mqtt-in`, …), or
     /// "load" (the publishers' and subscribers' threads, and the rest of this process).
     var seconds: [String: Double] = [:]
+    /// Times the loop thread went to sleep (voluntary context switches of `sextant.loop`): its wake-ups.
+    var loopWakeUps = 0
+    /// Times the loop thread was preempted while it could run (involuntary context switches).
+    var loopPreempted = 0
 
     /// The owners printed, in order.
     static let owners = ["broker", "sextant.loop", "sextant.mqtt-in", "sextant.mqtt-out", "sextant.history", "load"]
@@ -20,6 +24,11 @@ struct CPUAccount {
             // The kernel keeps 15 bytes of a thread's name ("sextant.mqtt-ou").
             let owner = owners.first { $0 != "broker" && $0.prefix(15) == s.name } ?? "load"
             a.seconds[owner, default: 0] += s.cpu
+            if owner == "sextant.loop" {
+                let (v, i) = switches("/proc/self/task/\(t)/status")
+                a.loopWakeUps += v
+                a.loopPreempted += i
+            }
         }
         return a
     }
@@ -27,6 +36,8 @@ struct CPUAccount {
     static func - (a: CPUAccount, b: CPUAccount) -> CPUAccount {
         var d = CPUAccount()
         for (k, v) in a.seconds { d.seconds[k] = v - (b.seconds[k] ?? 0) }
+        d.loopWakeUps = a.loopWakeUps - b.loopWakeUps
+        d.loopPreempted = a.loopPreempted - b.loopPreempted
         return d
     }
 
@@ -38,6 +49,16 @@ struct CPUAccount {
         let perLine = total / Double(lines)
         return parts.joined(separator: " · ") + String(format: " µs CPU per line; total %.2f µs, so %d cores carry at most %.0f lines/s",
                                                        perLine * 1e6, cores, Double(cores) / perLine)
+    }
+
+    /// (`voluntary_ctxt_switches`, `nonvoluntary_ctxt_switches`) of a /proc status file.
+    private static func switches(_ path: String) -> (Int, Int) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return (0, 0) }
+        func field(_ name: String) -> Int {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            return Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return (field("voluntary_ctxt_switches"), field("nonvoluntary_ctxt_switches"))
     }
 
     /// (comm, utime + stime in seconds) of a /proc stat file.

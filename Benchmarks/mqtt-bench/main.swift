@@ -3,6 +3,8 @@
 //
 //   scripts/with-services swift run -c release mqtt-bench [--quick]      (the broker of SEXTANT_TEST_MQTT)
 //   swift run -c release mqtt-bench --broker HOST:PORT [--quick]
+//   … mqtt-bench --phases tcp,broker,out-on,out-off,latency,restart [--seconds S]
+//        (only the phases named; S seconds of simulated lines; for profiling one phase)
 //
 // Prints: ingest lines/s over TCP (baseline), through the broker alone (a plain subscriber: the broker's
 // ceiling) and through the broker into positions, with 50 lines a message (target ≥ 500,000 lines/s, or
@@ -21,6 +23,8 @@ import Wire
 LAPACK.useOneThread()
 let args = CommandLine.arguments
 let quick = args.contains("--quick")
+let phases = Set((args.firstIndex(of: "--phases").map { args[$0 + 1] } ?? "tcp,broker,out-on,out-off,latency,restart")
+    .split(separator: ",").map(String.init))
 guard let brokerText = args.firstIndex(of: "--broker").map({ args[$0 + 1] }) ?? ProcessInfo.processInfo.environment["SEXTANT_TEST_MQTT"],
       let broker = MQTTConfig.parseBroker(brokerText) else {
     print("mqtt-bench: give --broker HOST:PORT, or run it through scripts/with-services (SEXTANT_TEST_MQTT)")
@@ -108,7 +112,7 @@ func service(prefix: String, clientID: String? = nil, output: Bool = true) throw
     return s
 }
 
-let seconds = quick ? 4.0 : 10.0
+let seconds = args.firstIndex(of: "--seconds").flatMap { Double(args[$0 + 1]) } ?? (quick ? 4.0 : 10.0)
 let tags = 2000
 let start = ServiceClock.wallNow() - Int64(seconds * 1e9)
 let load = simulated(tags: tags, seconds: seconds, start: start, prefix: "T")
@@ -118,9 +122,9 @@ let brokerPID = CPUAccount.listener(port: broker.port)
 let cores = ProcessInfo.processInfo.activeProcessorCount
 print("mqtt-bench: broker \(broker.host):\(broker.port)\(brokerPID.map { " (pid \($0))" } ?? " (not on this machine: its CPU is not counted)"), \(total) lines in \(messages.count) messages of \(linesPerMessage) lines, \(tags) tags")
 
-nonisolated(unsafe) var tcpRate = 0.0
+nonisolated(unsafe) var tcpRate = Double.nan
 // 1. TCP baseline: one gateway connection.
-do {
+if phases.contains("tcp") {
     var c = ServiceConfig(); c.ingestPort = 0; c.feedPort = 0; c.maxClockAhead = 0
     let s = try Service(config: c, sites: [site], logger: .silent)
     try s.start()
@@ -131,14 +135,17 @@ do {
     waitUntil(120) { s.stats().linesIn >= total }
     let dt = Date().timeIntervalSince(t0)
     print(String(format: "TCP ingest (1 connection)            %10.0f lines/s", Double(total) / dt))
-    print("  " + (CPUAccount.now(brokerPID: nil) - cpu0).perLine(total, cores: cores))
+    let cpu = CPUAccount.now(brokerPID: nil) - cpu0
+    print("  " + cpu.perLine(total, cores: cores))
+    print(String(format: "  loop thread: %d wake-ups, %d times preempted (%.2f, %.2f per 50 lines)", cpu.loopWakeUps, cpu.loopPreempted,
+                 Double(cpu.loopWakeUps) / Double(messages.count), Double(cpu.loopPreempted) / Double(messages.count)))
     s.shutdown()
     tcpRate = Double(total) / dt
 }
 
 // 2. The broker alone: publisher → broker → a plain QoS 1 subscriber.
-let ceiling: Double
-do {
+var ceiling = Double.nan
+if phases.contains("broker") {
     let topic = "bench-ceiling/\(UUID().uuidString.prefix(6))"
     let sub = Client("bench-sub", broker); sub.subscribe(topic)
     let pub = Client("bench-pub", broker)
@@ -154,7 +161,7 @@ do {
 
 // 3. Through the broker into positions: with MQTT out publishing every position (as a service with
 // outputs does), then with MQTT out off (the ingest path alone).
-for output in [true, false] {
+for output in [true, false] where phases.contains(output ? "out-on" : "out-off") {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
     let s = try service(prefix: prefix, output: output)
     let pub = Client("bench-pub-\(output ? 2 : 3)", broker)
@@ -170,12 +177,14 @@ for output in [true, false] {
     print(String(format: "MQTT ingest into positions (QoS 1), MQTT out %@ %8.0f lines/s  (%.2f of TCP, %.2f of the broker alone; target %.0f: %@)",
                  output ? "on: " : "off:", rate, rate / tcpRate, rate / ceiling, target, rate >= target ? "met" : "MISSED"))
     print("  " + cpu.perLine(total, cores: cores))
+    print(String(format: "  loop thread: %d wake-ups, %d times preempted (%.2f, %.2f per message)", cpu.loopWakeUps, cpu.loopPreempted,
+                 Double(cpu.loopWakeUps) / Double(messages.count), Double(cpu.loopPreempted) / Double(messages.count)))
     print("  applied \(st.eventsApplied), positions \(st.positionsOut), MQTT out published \(st.mqtt?.outPublished ?? 0), dropped \(st.mqtt?.outDropped ?? 0), inbox waits \(st.mqtt?.inboxWaits ?? 0)")
     s.shutdown()
 }
 
 // 4. Latency: publish at 50,000 lines/s, stamped now; a subscriber reads the JSON positions.
-do {
+if phases.contains("latency") {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
     let s = try service(prefix: prefix)
     let latSeconds = quick ? 3.0 : 6.0
@@ -253,7 +262,7 @@ do {
 }
 
 // 5. Restart during QoS 1 ingest: stop the service half-way, start it again with the same client id.
-do {
+if phases.contains("restart") {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
     let id = "\(prefix)-restart"
     let a = try service(prefix: prefix, clientID: id, output: false)

@@ -62,7 +62,8 @@ public final class Service: @unchecked Sendable {
             let transport = MQTTIngest(loop: loop, admission: loop.admission, bridge: bridge)
             loop.mqtt = transport
             loop.add(transport, tokens: [])
-            loop.engine.hub.addObserver(bridge.publisher)
+            // Without outputs (`outputs: []`) the publisher would look at every output for nothing.
+            if !m.effectiveOutputs.isEmpty { loop.engine.hub.addObserver(bridge.publisher) }
             mqtt = bridge
         } else {
             mqtt = nil

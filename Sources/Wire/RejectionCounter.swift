@@ -19,11 +19,12 @@ public struct RejectionCounter: Sendable, Equatable {
     /// Counts one rejection under `key` (any snake_case name).
     public mutating func record(key: String) {
         counts[key, default: 0] += 1
+        total += 1
     }
 
     /// The count for `key` (0 when never seen).
     public subscript(key: String) -> Int { counts[key] ?? 0 }
 
-    /// All rejections counted.
-    public var total: Int { counts.values.reduce(0, +) }
+    /// All rejections counted (kept as they are counted: transports read it after every message).
+    public private(set) var total = 0
 }

@@ -31,4 +31,32 @@ import SextantTestSupport
         session.repliesSent(session.pendingReply.count)
         #expect(!session.hasReply)
     }
+
+    /// The site restriction as checked per line: one site, several, any; and it follows the session's
+    /// token when that changes (an `auth` line, a reloaded token) between chunks.
+    @Test func aTokensSitesAreCheckedForEveryLineAndFollowTheToken() throws {
+        #expect(SiteFilter(nil) == .any)
+        #expect(SiteFilter(["hall"]) == .one("hall"))
+        #expect(SiteFilter(["hall", "yard"]) == .some(["hall", "yard"]))
+        #expect(SiteFilter(["hall"]).allows("hall") && !SiteFilter(["hall"]).allows("hall2"))
+        #expect(SiteFilter(["hall", "yard"]).allows("yard") && !SiteFilter(["hall", "yard"]).allows("dock"))
+        #expect(SiteFilter(nil).allows("anything"))
+
+        let loop = try ServiceLoop(config: ServiceConfig(), sites: [.demoWarehouse], lastPositions: [], history: nil,
+                                   logger: .silent)
+        let session = loop.admission.makeSession(id: loop.newToken(), peer: "test", authenticate: false)
+        let now = ServiceClock.wallNow()
+        let line = Array("ranging,site=demo-warehouse,anchor=U1,tag=T1 distance=3 \(now)\n".utf8)
+        func send() { line.withUnsafeBytes { loop.admission.ingest($0, from: session) } }
+        session.access = AccessToken(name: "two", secret: "two-secret-0123456789", sites: ["yard", "demo-warehouse"])
+        send()
+        #expect(loop.stats().rejected["site_not_allowed"] == 0)
+        session.access = AccessToken(name: "yard", secret: "yard-secret-0123456789", sites: ["yard"])
+        send()
+        #expect(loop.stats().rejected["site_not_allowed"] == 1)
+        session.access = nil
+        send()
+        #expect(loop.stats().rejected["site_not_allowed"] == 1)
+        #expect(loop.stats().linesIn == 3)
+    }
 }

@@ -45,6 +45,33 @@ extension BrokerLoadTests {
         #expect(watcher.waitForMessage { $0.topic == "\(prefix)/status/test" && $0.text == "offline" } != nil)
     }
 
+    /// Many outputs of one turn (a TCP gateway's burst of 200 tags) are handed to the output thread together and
+    /// each published once: every tag's position reaches the broker (retained), none is dropped, and
+    /// the count of MQTT messages is the count of outputs (a removed tag's is two: its retained
+    /// position is cleared).
+    @Test func aBurstOfOutputsIsPublishedWhole() throws {
+        let broker = try testBroker()
+        let prefix = uniquePrefix()
+        let t = try TestService { $0.mqtt = mqttConfig(broker, prefix: prefix) }
+        defer { t.stop() }
+        t.waitFor { ($0.mqtt?.outConnected ?? 0) == 1 }
+        let tags = 200
+        let lines = demoLines(tags: tags, seconds: 1, prefix: "B")
+        let total = lines.filter { $0 == 10 }.count
+        let g = try t.gateway()
+        try g.writeAll(lines)
+        @Sendable func outputs(_ s: ServiceStats) -> Int { s.positionsOut + s.proximityOut + s.zoneEventsOut + 2 * s.removedOut }
+        let s = t.waitFor { $0.eventsApplied >= total && ($0.mqtt?.outPublished ?? 0) >= outputs($0) }
+        #expect(s.positionsOut > tags)
+        #expect(s.mqtt?.outPublished == outputs(s))
+        #expect(s.mqtt?.outDropped == 0)
+        let late = try TestMQTTClient(broker)
+        try late.subscribe("\(prefix)/\(Self.site)/tags/+/position")
+        late.pump(timeout: 10) { c in Set(c.messages.filter(\.retained).map(\.topic)).count >= tags }
+        let retained = Set(late.messages.filter(\.retained).map(\.topic))
+        #expect(retained == Set((0..<tags).map { "\(prefix)/\(Self.site)/tags/\(String(format: "B%03d", $0))/position" }))
+    }
+
     /// An output prefix in line protocol next to one in JSON: the same position on both.
     @Test func lineProtocolAndJSONPrefixes() throws {
         let broker = try testBroker()

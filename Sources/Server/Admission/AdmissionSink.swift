@@ -33,7 +33,7 @@ struct AdmissionSink: LineSink {
     }
 
     mutating func admit(_ event: Event, line: Int, unit: TimestampPrecision) -> LineRejection? {
-        guard let refused = checks.refusal(of: event, line: line, unit: unit, sites: session.access?.sites) else {
+        guard let refused = checks.refusal(of: event, line: line, unit: unit, sites: session.siteFilter) else {
             return nil
         }
         counters.rejected(refused.key)

@@ -12,9 +12,9 @@ struct EventChecks {
     var owned: Set<String>? = nil
 
     /// The rejection of `event` from line `line` (timestamps in `unit`), or nil when it passes.
-    /// - Parameter sites: the sites the source's token may write (nil: any).
-    func refusal(of event: Event, line: Int, unit: TimestampPrecision, sites: Set<String>?) -> LineRejection? {
-        if let sites, !sites.contains(event.site) {
+    /// - Parameter sites: the sites the source's token may write.
+    func refusal(of event: Event, line: Int, unit: TimestampPrecision, sites: SiteFilter) -> LineRejection? {
+        if !sites.allows(event.site) {
             return LineRejection(line: line, key: "site_not_allowed",
                                  message: "line \(line): this connection's token may not write site '\(event.site)'")
         }

@@ -28,7 +28,9 @@ final class IngestSession {
     /// Rejections on this source, by reason key.
     var rejections = RejectionCounter(extraKeys: IngestAdmission.rejectionKeys)
     /// The token the source authenticated with (nil: none yet, or none needed).
-    var access: AccessToken?
+    var access: AccessToken? { didSet { siteFilter = SiteFilter(access?.sites) } }
+    /// The sites `access` lets the source write, as checked for each line.
+    private(set) var siteFilter = SiteFilter.any
     /// The unit of this source's timestamps: `timestampPrecision`, or what its `#precision` line set.
     var precision: TimestampPrecision
     /// When bytes last arrived, monotonic nanoseconds (`ingestIdleTimeout`).

@@ -3,15 +3,16 @@ import CMosquitto
 
 /// MQTT in and out for one service: an ingest client subscribed (QoS 1, persistent session) to
 /// `<prefix>/+/ingest`, whose messages reach the loop through a bounded inbox; and an output client
-/// that the hub's publisher writes outputs with, which also carries the instance's status (retained,
+/// whose thread encodes and writes the outputs that the hub's publisher hands it, which also carries the instance's status (retained,
 /// last will `offline`) and the rejection reports. Each client runs its own thread.
 ///
 /// Two clients rather than one: the ingest client blocks while the inbox is full (back-pressure on
 /// the broker), which must not hold up outputs; and the ingest client's id names the broker session
 /// that queues messages while Sextant is away.
 ///
-/// Threading invariant: `inClient`, `outClient`, `inbox` are thread-safe; the counters under `lock`
-/// are written on the ingest client's thread; `publisher` is touched only on the loop thread. That is why the class may be `@unchecked Sendable`.
+/// Threading invariant: `inClient`, `outClient`, `inbox` and `publisher` are thread-safe (the
+/// publisher hands outputs from the loop to the output client's thread); the counters under `lock`
+/// are written on the ingest client's thread. That is why the class may be `@unchecked Sendable`.
 final class MQTTBridge: @unchecked Sendable {
     let config: MQTTConfig
     let logger: Logger
@@ -42,7 +43,7 @@ final class MQTTBridge: @unchecked Sendable {
         output.clientID = config.effectiveClientID + "-out"
         output.will = (MQTTTopic.status(prefix: config.prefix, instance: config.instance), "offline")
         inClient = try MQTTClient(ingest)
-        outClient = try MQTTClient(output)
+        outClient = try MQTTClient(output, ownLoop: true)
         inbox = MQTTInbox(limit: config.maxInboxBytes, schedule: schedule)
         publisher = MQTTPublisher(client: outClient, config: config, logger: logger)
     }
@@ -59,7 +60,8 @@ final class MQTTBridge: @unchecked Sendable {
                 logger.info("MQTT out connected", ["broker": "\(config.host):\(config.port)", "status": status])
                 Self.publish(c, status, "online", qos: 1, retain: true)
             },
-            problem: { [weak self] in self?.problem("out", $0) }))
+            problem: { [weak self] in self?.problem("out", $0) },
+            work: { [weak publisher] in publisher?.drain() }))
         guard ingest else { return }
         let pattern = MQTTTopic.ingestPattern(prefix: config.prefix)
         inClient.start(name: "sextant.mqtt-in", handlers: .init(

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import CMosquitto
 import Store
 
@@ -10,7 +11,9 @@ import Store
 /// and the end of `stop()` only the client's thread runs `mosquitto_loop` on it, and other threads call
 /// only libmosquitto's thread-safe entry points (`mosquitto_publish`, `mosquitto_subscribe`: the handle
 /// is marked threaded, so they queue the packet and wake the loop). The callbacks run on the client's
-/// thread. The mutable state shared with other threads (`connected`, `outstanding`, counters, the stop
+/// thread. A client made with `ownLoop` polls its socket itself (instead of `mosquitto_loop`), with a
+/// wake-up pipe that `requestWork()` and publishes from other threads signal; there `handlers.work` runs on the
+/// client's thread with the socket corked, so the packets it queues leave together. The mutable state shared with other threads (`connected`, `outstanding`, counters, the stop
 /// request and its flush deadline) is guarded by `lock`. That is why the class may be `@unchecked Sendable`.
 final class MQTTClient: @unchecked Sendable {
     /// What to connect to and how.
@@ -50,6 +53,9 @@ final class MQTTClient: @unchecked Sendable {
         var problem: (String) -> Void = { _ in }
         /// The broker acknowledged a subscription (SUBACK).
         var subscribed: (MQTTClient) -> Void = { _ in }
+        /// `ownLoop` only: `requestWork()` was called. Publish with `publishOnClientThread`; the socket is
+        /// corked meanwhile, and what was queued is written once it returns.
+        var work: () -> Void = {}
     }
 
     let options: Options
@@ -69,11 +75,18 @@ final class MQTTClient: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
+    /// `ownLoop`: what wakes the client's `poll` (nil: `mosquitto_loop` polls).
+    private let wakeUp: MQTTWake?
 
     /// Creates the handle and applies the options (nothing is connected before `start`).
+    /// - Parameter ownLoop: poll the socket with a wake-up pipe and run `handlers.work` when woken
+    ///   (the output client), instead of libmosquitto's `mosquitto_loop`.
     /// - Throws: `MQTTError` when libmosquitto refuses an option (e.g. an unreadable CA file).
-    init(_ options: Options) throws(MQTTError) {
+    init(_ options: Options, ownLoop: Bool = false) throws(MQTTError) {
         self.options = options
+        do { wakeUp = ownLoop ? try MQTTWake() : nil } catch {
+            throw MQTTError(code: MOSQ_ERR_ERRNO.rawValue, context: "creating the wake-up pipe: \(error)")
+        }
         MQTTClient.initialiseLibrary
         guard let h = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw MQTTError(code: MOSQ_ERR_NOMEM.rawValue, context: "creating client '\(options.clientID)'")
@@ -137,6 +150,8 @@ final class MQTTClient: @unchecked Sendable {
     var isConnected: Bool { lock.withLock { _connected } }
     /// Messages handed to libmosquitto and not yet written (QoS 0) or acknowledged (QoS 1).
     var outstanding: Int { lock.withLock { _outstanding } }
+    /// `isConnected` and `outstanding` together (one lock).
+    var state: (connected: Bool, outstanding: Int) { lock.withLock { (_connected, _outstanding) } }
     /// Connections the broker accepted, and connections lost after that.
     var counts: (connects: Int, losses: Int) { lock.withLock { (_connects, _losses) } }
 
@@ -166,10 +181,21 @@ final class MQTTClient: @unchecked Sendable {
     /// - Returns: libmosquitto's result code (`MOSQ_ERR_NO_CONN` while disconnected).
     @discardableResult
     func publish(topic: UnsafePointer<CChar>, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool) -> Int32 {
+        let rc = publishOnClientThread(topic: topic, payload: payload, qos: qos, retain: retain)
+        wakeUp?.signal()   // its own poll does not watch libmosquitto's socket pair
+        return rc
+    }
+
+    /// `publish` from `handlers.work` (the client's thread), which writes the packet when it returns.
+    @discardableResult
+    func publishOnClientThread(topic: UnsafePointer<CChar>, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool) -> Int32 {
         let rc = mosquitto_publish(handle, nil, topic, Int32(payload.count), payload.baseAddress, qos, retain)
         if rc == MOSQ_ERR_SUCCESS.rawValue { lock.withLock { _outstanding += 1 } }
         return rc
     }
+
+    /// `ownLoop`: runs `handlers.work` on the client's thread soon. Any thread; never blocks.
+    func requestWork() { wakeUp?.signal() }
 
     /// Stops the thread: waits up to `flush` seconds for queued messages to go out, disconnects cleanly
     /// (the broker does not publish the will), and returns once the thread has ended. Idempotent.
@@ -206,7 +232,7 @@ final class MQTTClient: @unchecked Sendable {
             }
             var loopRC = MOSQ_ERR_SUCCESS.rawValue
             while !lock.withLock({ stopRequested }) {
-                loopRC = mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
+                loopRC = wakeUp.map(pollOnce) ?? mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
                 if loopRC != MOSQ_ERR_SUCCESS.rawValue { break }
                 if isConnected { delay = options.reconnectDelay }
             }
@@ -227,6 +253,44 @@ final class MQTTClient: @unchecked Sendable {
     /// Milliseconds `mosquitto_loop` waits for the socket (a publish from another thread wakes it sooner).
     private static let loopTimeoutMilliseconds: Int32 = 100
 
+    /// `ownLoop`'s `mosquitto_loop`: waits for the socket or the wake-up pipe; when woken, runs
+    /// `handlers.work` with the socket corked and writes what it queued in as few segments as the
+    /// kernel can; then reads, writes what is left, and keeps the connection alive. - Returns: the
+    /// first failing libmosquitto result (the connection is then closed), else success.
+    private func pollOnce(_ w: MQTTWake) -> Int32 {
+        let ok = MOSQ_ERR_SUCCESS.rawValue
+        let sock = mosquitto_socket(handle)
+        guard sock >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+        let writable = mosquitto_want_write(handle) ? Int16(POLLOUT) : 0
+        var fds = [pollfd(fd: sock, events: Int16(POLLIN) | writable, revents: 0),
+                   pollfd(fd: w.readEnd, events: Int16(POLLIN), revents: 0)]
+        if poll(&fds, 2, Self.loopTimeoutMilliseconds) < 0 && errno != EINTR { return MOSQ_ERR_ERRNO.rawValue }
+        if fds[1].revents != 0 {
+            w.drain()
+            Self.cork(sock, true)
+            handlers.work()
+            let rc = mosquitto_loop_write(handle, 1)
+            Self.cork(sock, false)
+            if rc != ok { return rc }
+        }
+        if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+            let rc = mosquitto_loop_read(handle, 1)
+            if rc != ok { return rc }
+        }
+        if mosquitto_want_write(handle) {
+            let rc = mosquitto_loop_write(handle, 1)
+            if rc != ok { return rc }
+        }
+        return mosquitto_loop_misc(handle)
+    }
+
+    /// TCP_CORK on or off: while on, the kernel holds partial segments, so libmosquitto's one `send`
+    /// per packet fills whole segments; off sends what is held at once.
+    private static func cork(_ fd: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Waits `delay` seconds (or until `stop`) and doubles it, up to the maximum.
     private func backOff(_ delay: inout Double) {
         _ = wake.wait(timeout: .now() + delay)
@@ -239,6 +303,7 @@ final class MQTTClient: @unchecked Sendable {
     private func disconnectCleanly() {
         guard isConnected else { return }
         lock.withLock { discarding = true }
+        if wakeUp != nil { handlers.work() }   // what was handed over before the stop
         _ = mosquitto_loop_write(handle, 1)
         let deadline = lock.withLock { flushDeadline }
         while outstanding > 0 && ServiceClock.monotonicNow() < deadline {
