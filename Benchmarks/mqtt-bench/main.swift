@@ -56,35 +56,10 @@ func chunk(_ bytes: [UInt8]) -> [[UInt8]] {
 
 func lineCount(_ m: [[UInt8]]) -> Int { m.reduce(0) { $0 + $1.reduce(0) { $0 + ($1 == 10 ? 1 : 0) } } }
 
-/// A libmosquitto client on its own thread (`mosquitto_loop_start`), for the load.
-final class Client: @unchecked Sendable {
-    let h: OpaquePointer
-    let lock = NSLock()
-    var acked = 0, received = 0, connected = false
-    var onMessage: ((UnsafePointer<mosquitto_message>) -> Void)?
-    init(_ id: String, _ broker: (host: String, port: Int, tls: Bool)) {
-        h = mosquitto_new(id, true, nil)!
-        mosquitto_user_data_set(h, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_max_inflight_messages_set(h, 1000)
-        mosquitto_int_option(h, MOSQ_OPT_TCP_NODELAY, 1)
-        mosquitto_connect_callback_set(h) { _, o, _ in let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue(); c.lock.withLock { c.connected = true } }
-        mosquitto_publish_callback_set(h) { _, o, _ in let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue(); c.lock.withLock { c.acked += 1 } }
-        mosquitto_message_callback_set(h) { _, o, m in
-            let c = Unmanaged<Client>.fromOpaque(o!).takeUnretainedValue()
-            c.lock.withLock { c.received += 1 }
-            if let m { c.onMessage?(m) }
-        }
-        mosquitto_connect(h, broker.host, Int32(broker.port), 60)
-        mosquitto_loop_start(h)
-        let end = Date().addingTimeInterval(10)
-        while !lock.withLock({ connected }) && Date() < end { usleep(1000) }
-    }
-    func subscribe(_ p: String) { mosquitto_subscribe(h, nil, p, 1); usleep(200_000) }
-    func publish(_ topic: String, _ m: [UInt8], qos: Int32 = 1) {
-        m.withUnsafeBytes { _ = mosquitto_publish(h, nil, topic, Int32($0.count), $0.baseAddress, qos, false) }
-    }
-    var counts: (acked: Int, received: Int) { lock.withLock { (acked, received) } }
-    deinit { mosquitto_disconnect(h); mosquitto_loop_stop(h, false); mosquitto_destroy(h) }
+/// A load client of the broker (BenchSupport).
+func loadClient(_ id: String, _ broker: (host: String, port: Int, tls: Bool),
+            onMessage: ((UnsafePointer<mosquitto_message>, Int64) -> Void)? = nil) -> BenchMQTTClient {
+    BenchMQTTClient(id, host: broker.host, port: broker.port, onMessage: onMessage)
 }
 
 @discardableResult
@@ -147,8 +122,8 @@ if phases.contains("tcp") {
 var ceiling = Double.nan
 if phases.contains("broker") {
     let topic = "bench-ceiling/\(UUID().uuidString.prefix(6))"
-    let sub = Client("bench-sub", broker); sub.subscribe(topic)
-    let pub = Client("bench-pub", broker)
+    let sub = loadClient("bench-sub", broker); sub.subscribe(topic)
+    let pub = loadClient("bench-pub", broker)
     let t0 = Date()
     let cpu0 = CPUAccount.now(brokerPID: brokerPID)
     for m in messages { pub.publish(topic, m) }
@@ -164,7 +139,7 @@ if phases.contains("broker") {
 for output in [true, false] where phases.contains(output ? "out-on" : "out-off") {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
     let s = try service(prefix: prefix, output: output)
-    let pub = Client("bench-pub-\(output ? 2 : 3)", broker)
+    let pub = loadClient("bench-pub-\(output ? 2 : 3)", broker)
     let t0 = Date()
     let cpu0 = CPUAccount.now(brokerPID: brokerPID)
     for m in messages { pub.publish("\(prefix)/\(site.id)/ingest", m) }
@@ -194,11 +169,9 @@ if phases.contains("latency") {
     var probe = simulated(tags: 1250, seconds: latSeconds, start: t0, prefix: "L")
     let ms = chunk(probe); probe = []
     let lines = lineCount(ms)
-    let sub = Client("bench-lat-sub", broker)
     let samples = NSLock()
     nonisolated(unsafe) var latencies: [Double] = []
-    sub.onMessage = { m in
-        let now = ServiceClock.wallNow()
+    let sub = loadClient("bench-lat-sub", broker) { m, now in
         let text = String(decoding: UnsafeRawBufferPointer(start: m.pointee.payload, count: Int(m.pointee.payloadlen)), as: UTF8.self)
         guard let r = text.range(of: "\"timeNs\":\""), let end = text[r.upperBound...].firstIndex(of: "\""),
               let t = Int64(text[r.upperBound..<end]) else { return }
@@ -231,7 +204,7 @@ if phases.contains("latency") {
     usleep(200_000)
     // The host's own stalls during the phase: on a shared virtual machine they set much of the tail.
     let machine = MachineProbe()
-    let pub = Client("bench-lat-pub", broker)
+    let pub = loadClient("bench-lat-pub", broker)
     let topic = "\(prefix)/\(site.id)/ingest"
     for m in ms {
         // Publish a message once the newest line in it is due (its timestamp is the wall clock).
@@ -266,7 +239,7 @@ if phases.contains("restart") {
     let prefix = "bench-\(UUID().uuidString.prefix(6))"
     let id = "\(prefix)-restart"
     let a = try service(prefix: prefix, clientID: id, output: false)
-    let pub = Client("bench-restart-pub", broker)
+    let pub = loadClient("bench-restart-pub", broker)
     let topic = "\(prefix)/\(site.id)/ingest"
     let n = min(messages.count, quick ? 2000 : 6000)
     let sent = lineCount(Array(messages.prefix(n)))
