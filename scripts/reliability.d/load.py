@@ -330,7 +330,7 @@ def run(work, quick, same=False):
         x = f[name]
         say(f"  {name:15s} ingest {x['rate']:7,.0f} lines/s, loop thread {x['us_line']:5.2f} µs CPU/line, "
             f"{x['delivered'] / (tb - ta):9,.0f} feed lines delivered/s ({x['ns_delivered']:6.0f} ns CPU each), "
-            f"dropped {x['dropped']:,}; latency ms (dashboard 0, n={x['n']:,}) p50 {x['p50']:.2f} p99 {x['p99']:.2f}")
+            f"dropped {x['dropped']:,}, {x['sends']:,} feed sends; latency ms (dashboard 0, n={x['n']:,}) p50 {x['p50']:.2f} p99 {x['p99']:.2f}")
     # As many writes to each dashboard as the service made (feed_sends), or, from a service that does
     # not count them, as many as dashboard 0 received.
     sends = f[names[2]]["sends"] // SUBSCRIBERS or len(read_record(record)[1])
