@@ -7,8 +7,9 @@
 /// old, at most `flushHold` (`ServiceConfig.feedFlushHold`, 1 ms by default). So a line waits at most as
 /// long as its flush takes the loop, and 200 dashboards wait up to 0.8 ms, so that a 5 ms burst of
 /// positions goes out in one send to each instead of two or three. A hold shorter than `shortestHold`
-/// (fewer than 13 subscribers) ends with the turn: the loop does not sleep and wake for it, which
-/// would cost more than the sends it saves; within a turn it still gathers the lines of several reads.
+/// (fewer than 13 subscribers) is not waited for: the loop does not sleep and wake for it, which would
+/// cost more than the sends it saves. Within a turn the hold is checked after each read, so with a few
+/// subscribers the lines go out after almost every read that made one.
 /// A subscriber's own bytes (a reply, a snapshot) go at once.
 extension FeedHub {
     /// The loop's CPU for one send of a few hundred bytes to a loopback socket, nanoseconds: what one
