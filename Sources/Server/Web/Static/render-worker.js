@@ -1,7 +1,7 @@
 // The map's drawing, off the page's main thread: a module worker that owns the two stacked <canvas>
 // elements (transferred to it as OffscreenCanvases), keeps its own copy of the tags from the same feed messages the page
 // gets, and draws them each animation frame with news. Rasterising the canvas is most of the map's
-// cost at 1,000 tags; here it no longer delays the page's own work (the feed, the panel, input).
+// cost at 1,000 tags; here it does not delay the page's own work (the feed, the panel, input).
 //
 // Messages from the page (app.js), each {type, ...}:
 //   init  {canvas, plan, site, tags, view}  the two OffscreenCanvases (tags, plan), the site, the tags'
