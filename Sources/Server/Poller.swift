@@ -3,8 +3,8 @@ import Glibc
 #endif
 import CEpoll
 
-/// Readiness polling over the loop's descriptors with `epoll(7)`, plus a wake-up pipe; the one owner of
-/// the epoll descriptor and of the pipe's descriptors (closed in `deinit`).
+/// Readiness polling over the loop's descriptors with `epoll(7)`, plus a wake-up pipe (`WakePipe`);
+/// the one owner of the epoll descriptor (closed in `deinit`) and of the pipe.
 ///
 /// epoll, not `poll(2)`: a `poll` call scans every descriptor, and with 1,000 gateway connections each
 /// sending a few lines at a time the loop spent most of its time in those scans (server CPU per line
@@ -27,8 +27,7 @@ final class Poller: @unchecked Sendable {
     static let batch = 256
 
     private let epoll: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wakePipe: WakePipe
     /// The watched descriptors (to refuse a double registration, as `poll`'s table did).
     private var watched = Set<Int32>()
     /// The ready events of the last `wait`, filled by the kernel and read in place: allocated once, so
@@ -43,23 +42,17 @@ final class Poller: @unchecked Sendable {
     init(precise: Bool = true) throws(SystemError) {
         self.precise = precise ? 1 : 0
         epoll = try Syscall.retrying("epoll_create1") { epoll_create1(sextant_epoll_cloexec()) }
-        var ends: [Int32] = [-1, -1]
         do {
-            _ = try Syscall.retrying("pipe") { pipe(&ends) }
+            wakePipe = try WakePipe()
         } catch {
             Syscall.close(epoll)
             throw error
         }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
-        for fd in ends { try Syscall.setNonblocking(fd) }
-        try register(wakeRead, token: Self.wakeToken)
+        try register(wakePipe.readEnd, token: Self.wakeToken)
     }
 
     deinit {
         Syscall.close(epoll)
-        Syscall.close(wakeRead)
-        Syscall.close(wakeWrite)
         tokens.deallocate()
         bits.deallocate()
     }
@@ -91,10 +84,7 @@ final class Poller: @unchecked Sendable {
     }
 
     /// Wakes a `wait` in progress (or the next one). Any thread.
-    func wake() {
-        var byte: UInt8 = 1
-        while write(wakeWrite, &byte, 1) < 0 && errno == EINTR {}
-    }
+    func wake() { wakePipe.signal() }
 
     /// Waits up to `timeoutNanoseconds` (negative: forever) and calls `body(token, events)` for each
     /// ready registration (events: `readable`, `writable`, `hangup` bits). The body may register and
@@ -111,13 +101,8 @@ final class Poller: @unchecked Sendable {
         // connection is then ignored by its token; nothing but the next `wait` writes these buffers.
         for i in 0..<Int(n) {
             let token = tokens[i]
-            if token == Self.wakeToken { drainWake() }
+            if token == Self.wakeToken { wakePipe.drain() }
             body(token, bits[i])
         }
-    }
-
-    private func drainWake() {
-        var buffer: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        while withUnsafeMutableBytes(of: &buffer, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
     }
 }

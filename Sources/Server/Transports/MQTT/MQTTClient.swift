@@ -76,7 +76,7 @@ final class MQTTClient: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// `ownLoop`: what wakes the client's `poll` (nil: `mosquitto_loop` polls).
-    private let wakeUp: MQTTWake?
+    private let wakeUp: WakePipe?
 
     /// Creates the handle and applies the options (nothing is connected before `start`).
     /// - Parameter ownLoop: poll the socket with a wake-up pipe and run `handlers.work` when woken
@@ -84,7 +84,7 @@ final class MQTTClient: @unchecked Sendable {
     /// - Throws: `MQTTError` when libmosquitto refuses an option (e.g. an unreadable CA file).
     init(_ options: Options, ownLoop: Bool = false) throws(MQTTError) {
         self.options = options
-        do { wakeUp = ownLoop ? try MQTTWake() : nil } catch {
+        do { wakeUp = ownLoop ? try WakePipe() : nil } catch {
             throw MQTTError(code: MOSQ_ERR_ERRNO.rawValue, context: "creating the wake-up pipe: \(error)")
         }
         MQTTClient.initialiseLibrary
@@ -257,7 +257,7 @@ final class MQTTClient: @unchecked Sendable {
     /// `handlers.work` with the socket corked and writes what it queued in as few segments as the
     /// kernel can; then reads, writes what is left, and keeps the connection alive. - Returns: the
     /// first failing libmosquitto result (the connection is then closed), else success.
-    private func pollOnce(_ w: MQTTWake) -> Int32 {
+    private func pollOnce(_ w: WakePipe) -> Int32 {
         let ok = MOSQ_ERR_SUCCESS.rawValue
         let sock = mosquitto_socket(handle)
         guard sock >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
