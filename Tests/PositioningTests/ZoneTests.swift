@@ -96,15 +96,38 @@ import Numerics
         #expect(Self.events(out) == [.enter])
     }
 
-    @Test func trackerEmitsZoneEventsAndExitsOnRemoval() {
+    @Test func trackerEmitsZoneEventsAndExitsOnRemoval() throws {
+        var tracker = SiteTracker(site: Self.site())
+        let out = feed(&tracker, seconds: 3, path: { _ in Vec3(7, 2, 1) })
+        #expect(Self.events(out) == [.enter])
+        // Last heard at 3 s: one more range then.
+        let lastHeard: Nanoseconds = 3_000_000_000
+        let a = tracker.site.anchors[0]
+        try tracker.handle(.ranging(Ranging(site: "hall", anchor: "A0", tag: "T1", technology: .uwb,
+                                            distance: (Vec3(7, 2, 1) - a.position).norm, time: lastHeard))) { _ in }
+        var removal: [Output] = []
+        tracker.advance(to: 14_000_000_000) { removal.append($0) }
+        // Timed out: it leaves its zones when it was last heard (the dwell leaves out the timeout),
+        // then is removed now.
+        #expect(removal == [
+            .zone(site: "hall", tag: "T1", zone: "dock", event: .exit, time: lastHeard),
+            .removed(site: "hall", tag: "T1", reason: .timeout, time: 14_000_000_000),
+        ], "a removed tag leaves its zones first")
+    }
+
+    @Test func aTagWhoseSessionsEndedLeavesItsZonesThen() throws {
         var tracker = SiteTracker(site: Self.site())
         let out = feed(&tracker, seconds: 3, path: { _ in Vec3(7, 2, 1) })
         #expect(Self.events(out) == [.enter])
         var removal: [Output] = []
-        tracker.advance(to: 14_000_000_000) { removal.append($0) }
+        for a in tracker.site.anchors.indices {
+            try tracker.handle(.removed(site: "hall", anchor: "A\(a)", tag: "T1", reason: .peerEnded, time: 5_000_000_000)) {
+                removal.append($0)
+            }
+        }
         #expect(removal == [
-            .zone(site: "hall", tag: "T1", zone: "dock", event: .exit, time: 14_000_000_000),
-            .removed(site: "hall", tag: "T1", reason: .timeout, time: 14_000_000_000),
-        ], "a removed tag leaves its zones first")
+            .zone(site: "hall", tag: "T1", zone: "dock", event: .exit, time: 5_000_000_000),
+            .removed(site: "hall", tag: "T1", reason: .peerEnded, time: 5_000_000_000),
+        ])
     }
 }

@@ -86,7 +86,10 @@ public struct SiteTracker: Sendable {
         let limit = now.saturatingSubtract(Nanoseconds(saturatingSeconds: config.tagTimeout))
         let expired = tracks.all.filter { $0.1.lastSeen < limit && !$0.1.isSuspended }.map(\.0).sorted()
         for tag in expired {
-            context.zoneHysteresis.exitAll(site: site.id, tag: tag, inside: tracks[tag]!.zonesInside, time: now, emit: emit)
+            // It was last known inside its zones when last heard: the exit carries that time, so a
+            // zone's dwell does not count the timeout. The removal itself happens now.
+            let track = tracks[tag]!
+            context.zoneHysteresis.exitAll(site: site.id, tag: tag, inside: track.zonesInside, time: track.lastSeen, emit: emit)
             tracks[tag] = nil
             emit(.removed(site: site.id, tag: tag, reason: .timeout, time: now))
         }
