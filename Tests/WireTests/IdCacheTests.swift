@@ -62,7 +62,8 @@ struct IdCacheTests {
         for tag in ["T1", "T1\0", "T1\0\0", "T1", "T10", "T1\0", "12345678", "123456789", "12345678",
                     "123456789\0", "123456789", "demo-warehouse", "demo-warehouse\0", "demo-warehouse",
                     "1234567890123456", "12345678901234567", "1234567890123456", "123456789012345\0",
-                    "123456789012345"] {
+                    "123456789012345", "warehouse-1", "warehouse-2", "warehouse-1", "12345678abcdefgh",
+                    "12345678abcdefgX", "12345678abcdefgh"] {
             let line = "motion,site=S,tag=\(tag) state=\"moving\" 5"
             #expect(cached(line, &cache) == fresh(line), "\(tag.utf8.map { $0 })")
         }
