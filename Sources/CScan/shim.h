@@ -39,11 +39,12 @@ static inline void sextant_separator_masks(const uint8_t *p, size_t n, uint64_t 
 }
 
 /// A ranging line of the usual shape, as found by `sextant_scan_ranging`: byte offsets of the tag
-/// values in the line (`tech_end` 0: no `tech` tag), the two numbers and the timestamp (Unix ns).
+/// values in the line (`tech_end` 0: no `tech` tag), the numbers (`has_…` 0: the field is absent) and
+/// the timestamp (Unix ns).
 typedef struct {
     int32_t site_start, site_end, anchor_start, anchor_end, tag_start, tag_end, tech_start, tech_end;
-    double distance, std;
-    int32_t has_std;
+    double distance, std, azimuth, elevation;
+    int32_t has_std, has_azimuth, has_elevation;
     int64_t time;
 } sextant_ranging_line;
 
@@ -112,8 +113,8 @@ __attribute__((always_inline)) static inline uint64_t sextant_timestamp_digits(c
 }
 
 /// The ranging line that gateways send, found in one pass:
-/// `ranging,site=S,anchor=A,tag=T[,tech=X] distance=D[,std=E] TIME` (the tags in any order, the two
-/// fields in either, a trailing `\n` or `\r\n` allowed), with no escape, no other tag or field, no
+/// `ranging,site=S,anchor=A,tag=T[,tech=X] distance=D[,std=E][,azimuth=AZ][,elevation=EL] TIME` (the
+/// tags in any order, the fields too, a trailing `\n` or `\r\n` allowed), with no escape, no other tag or field, no
 /// repeated one, single spaces, plain decimals and a timestamp of at most 19 digits within int64.
 /// The measurement and tags must end within the first 64 bytes. Returns 1 and fills `r` for such a
 /// line; 0 for any other line, which the general scanner then reads (and refuses with its reason when
@@ -171,6 +172,16 @@ static inline int sextant_scan_ranging(const uint8_t *p, size_t n, sextant_rangi
             fields |= 2;
             i += 4;
             if (!sextant_plain_decimal(p, &i, n, &r->std)) return 0;
+        } else if (n - i > 8 && __builtin_memcmp(p + i, "azimuth=", 8) == 0) {
+            if (fields & 4) return 0;
+            fields |= 4;
+            i += 8;
+            if (!sextant_plain_decimal(p, &i, n, &r->azimuth)) return 0;
+        } else if (n - i > 10 && __builtin_memcmp(p + i, "elevation=", 10) == 0) {
+            if (fields & 8) return 0;
+            fields |= 8;
+            i += 10;
+            if (!sextant_plain_decimal(p, &i, n, &r->elevation)) return 0;
         } else {
             return 0;
         }
@@ -183,6 +194,8 @@ static inline int sextant_scan_ranging(const uint8_t *p, size_t n, sextant_rangi
     uint64_t t = sextant_timestamp_digits(p, &i, n);
     if (i == start || i != n || t > (uint64_t)INT64_MAX) return 0;
     r->has_std = (fields & 2) != 0;
+    r->has_azimuth = (fields & 4) != 0;
+    r->has_elevation = (fields & 8) != 0;
     r->time = (int64_t)t;
     return 1;
 }

@@ -24,17 +24,24 @@ struct FreshIds: IdStrings {
 /// The Strings of recently decoded ids, found again by their bytes: a stream names the same sites,
 /// anchors and tags over and over, and finding an id here costs a fraction of making its String.
 ///
-/// Ids of up to 8 bytes without escapes are kept, in a direct-mapped table keyed by their bytes read as
-/// one word (and their length); a newer id takes the slot of an older one. Equal bytes give an equal
-/// String, so what is returned never depends on what the table holds. Other ids are made anew.
+/// Ids of up to 16 bytes without escapes are kept, in a direct-mapped table keyed by their bytes read as
+/// two words (and their length); a newer id takes the slot of an older one. Equal bytes give an equal
+/// String, so what is returned never depends on what the table holds. Other ids are made anew. (Site
+/// ids such as `demo-warehouse` are longer than 8 bytes and come on every line; up to 15 bytes a
+/// String is stored inline, so a kept one costs a copy, not a retain.)
 ///
-/// One cache serves one stream (a `Pipeline`, an `IngestReader`); it is about 256 KB.
+/// One cache serves one stream (a `Pipeline`, an `IngestReader`); it is about 320 KB.
 public struct IdCache: Sendable {
     private struct Entry {
+        /// Bytes 0..<8 and 8..<16 of the id, little-endian, zero above its end.
         var word: UInt64
+        var high: UInt64
         var length: Int
         var string: String
     }
+
+    /// The longest id kept, bytes.
+    static let maxLength = 16
 
     /// log2 of the number of slots.
     private static let bits = 13
@@ -42,7 +49,7 @@ public struct IdCache: Sendable {
 
     /// An empty cache with all its slots.
     public init() {
-        entries = Array(repeating: Entry(word: 0, length: 0, string: ""), count: 1 << Self.bits)
+        entries = Array(repeating: Entry(word: 0, high: 0, length: 0, string: ""), count: 1 << Self.bits)
     }
 
     private init(entries: [Entry]) { self.entries = entries }
@@ -55,13 +62,17 @@ extension IdCache: IdStrings {
     @inline(__always)
     mutating func string(_ span: ByteSpan, in bytes: UnsafeRawBufferPointer) -> String? {
         let n = span.count
-        guard span.escape == .none, n <= 8, !entries.isEmpty else { return bytes.checkedId(span) }
+        guard span.escape == .none, n <= Self.maxLength, !entries.isEmpty else { return bytes.checkedId(span) }
         let word = bytes.word(span)
-        // Fibonacci hashing of the word and length: the top bits of the product pick the slot.
-        let slot = Int(truncatingIfNeeded: ((word ^ UInt64(n)) &* 0x9E37_79B9_7F4A_7C15) >> (64 - UInt64(Self.bits)))
-        if entries[slot].word == word, entries[slot].length == n { return entries[slot].string }
+        let high = n > 8 ? bytes.word(ByteSpan(start: span.start &+ 8, end: span.end, escape: .none)) : 0
+        // Fibonacci hashing of the words and length: the top bits of the product pick the slot.
+        let mixed = (word ^ UInt64(n)) &* 0x9E37_79B9_7F4A_7C15 ^ high
+        let slot = Int(truncatingIfNeeded: (mixed &* 0x9E37_79B9_7F4A_7C15) >> (64 - UInt64(Self.bits)))
+        if entries[slot].word == word, entries[slot].high == high, entries[slot].length == n {
+            return entries[slot].string
+        }
         guard let made = bytes.checkedId(span) else { return nil }
-        entries[slot] = Entry(word: word, length: n, string: made)
+        entries[slot] = Entry(word: word, high: high, length: n, string: made)
         return made
     }
 }

@@ -22,10 +22,7 @@ extension IngestDecoder {
         let dx = try f.number(f.dirX, "dir_x"), dy = try f.number(f.dirY, "dir_y"), dz = try f.number(f.dirZ, "dir_z")
 
         try checkRange(distance, std: std)
-        if let a = azimuth, !(-Double.pi...Double.pi).contains(a) { throw .badAngle(field: "azimuth", value: a) }
-        if let e = elevation, !(-Double.pi / 2...Double.pi / 2).contains(e) {
-            throw .badAngle(field: "elevation", value: e)
-        }
+        try checkAngles(azimuth, elevation)
 
         var direction: Direction?
         switch (dx, dy, dz) {
@@ -42,7 +39,8 @@ extension IngestDecoder {
     }
 
     /// The `Ranging` of a line that `sextant_scan_ranging` read, checked as `decodeRanging` checks it
-    /// (the technology, then the distance, then `std`; the numbers are plain decimals, always finite).
+    /// (the technology, then the distance, then `std`, then the angles; the numbers are plain
+    /// decimals, always finite).
     @inline(__always)
     func decodeUsualRanging<Ids: IdStrings>(_ r: sextant_ranging_line, _ b: UnsafeRawBufferPointer,
                                             _ ids: inout Ids) throws(RejectReason) -> Ranging {
@@ -55,8 +53,15 @@ extension IngestDecoder {
         let technology = try Self.technology(r.tech_end == 0 ? nil : span(r.tech_start, r.tech_end), in: b)
         let std: Double? = r.has_std != 0 ? r.std : nil
         try checkRange(r.distance, std: std)
+        var direction: Direction?
+        if r.has_azimuth != 0 || r.has_elevation != 0 {
+            let azimuth: Double? = r.has_azimuth != 0 ? r.azimuth : nil
+            let elevation: Double? = r.has_elevation != 0 ? r.elevation : nil
+            try checkAngles(azimuth, elevation)
+            direction = .angles(azimuth: azimuth, elevation: elevation)
+        }
         return Ranging(site: site, anchor: anchor, tag: tag, technology: technology, distance: r.distance,
-                       std: std, direction: nil, time: try precision.nanoseconds(r.time))
+                       std: std, direction: direction, time: try precision.nanoseconds(r.time))
     }
 
     /// Refuses a negative or absurd distance (m), then a `std` outside `Anchor.rangeStdLimits`.
@@ -69,11 +74,24 @@ extension IngestDecoder {
         if let s = std, !Anchor.rangeStdLimits.contains(s) { throw .badStd(s) }
     }
 
+    /// Refuses an azimuth outside [−π, π], then an elevation outside [−π/2, π/2] (radians).
+    @inline(__always)
+    private func checkAngles(_ azimuth: Double?, _ elevation: Double?) throws(RejectReason) {
+        if let a = azimuth, !(-Double.pi...Double.pi).contains(a) { throw .badAngle(field: "azimuth", value: a) }
+        if let e = elevation, !(-Double.pi / 2...Double.pi / 2).contains(e) {
+            throw .badAngle(field: "elevation", value: e)
+        }
+    }
+
     /// The technology named by a `tech` tag's value (nil without the tag).
     @inline(__always)
     static func technology(_ tech: ByteSpan?, in b: UnsafeRawBufferPointer) throws(RejectReason) -> Technology? {
         guard let tech else { return nil }
-        if b.matches(tech, "uwb") { return .uwb }   // the common case, matched on the bytes without a String
+        // Each technology matched on the bytes, without a String (a String and `init(rawValue:)` cost
+        // about 375 instructions a line); only an unknown value is made into one, for its message.
+        if b.matches(tech, "uwb") { return .uwb }
+        if b.matches(tech, "cs") { return .cs }
+        if b.matches(tech, "aoa") { return .aoa }
         let text = b.string(tech)
         guard let t = Technology(rawValue: text) else {
             throw .badValue(name: "tech", value: text,

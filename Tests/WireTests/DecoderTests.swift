@@ -31,6 +31,15 @@ struct DecoderTests {
                                           direction: .angles(azimuth: 0.3, elevation: -0.1), time: 5)))
     }
 
+    /// Every technology's name (matched on the line's bytes, on both scanners' paths) gives it.
+    @Test(arguments: Technology.allCases)
+    func everyTechnologyByName(tech: Technology) throws {
+        for fields in ["distance=2", "distance=2,rssi=-70"] {
+            let event = try decode("ranging,site=S,anchor=A,tag=T,tech=\(tech.rawValue) \(fields) 5")
+            #expect(event == .ranging(Ranging(site: "S", anchor: "A", tag: "T", technology: tech, distance: 2, time: 5)))
+        }
+    }
+
     @Test func oneAngleAloneAndNoDistance() throws {
         let az = try decode("ranging,site=S,anchor=A,tag=T azimuth=-3.14159 5")
         #expect(az == .ranging(Ranging(site: "S", anchor: "A", tag: "T", distance: nil,

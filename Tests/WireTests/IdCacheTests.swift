@@ -23,7 +23,7 @@ private func fresh(_ line: String) -> Result<Event?, Rejection> {
 
 @Suite("Id cache")
 struct IdCacheTests {
-    /// Ids of every length around the 8 bytes the cache keeps, escaped ids, non-ASCII and NUL bytes,
+    /// Ids of every length around the 8 and 16 bytes the cache keeps, escaped ids, non-ASCII and NUL bytes,
     /// many more ids than slots (so slots are taken over), each decoded many times: the cache never
     /// changes an event.
     @Test func eventsAreTheSameWithAndWithoutTheCache() {
@@ -31,7 +31,7 @@ struct IdCacheTests {
         let alphabet = Array("abcXYZ019_-é\\ ,=".unicodeScalars).map(String.init) + ["\0"]
         var ids: [String] = []
         for _ in 0..<20_000 {
-            let length = 1 + Int(rng.next() % 12)
+            let length = 1 + Int(rng.next() % 20)
             var id = ""
             for _ in 0..<length { id += alphabet[Int(rng.next() % UInt64(alphabet.count))] }
             // Escape what the line protocol requires in a tag value; avoid a trailing backslash.
@@ -59,7 +59,11 @@ struct IdCacheTests {
 
     @Test func idsThatDifferOnlyInLengthOrInATrailingNulByte() {
         var cache = IdCache()
-        for tag in ["T1", "T1\0", "T1\0\0", "T1", "T10", "T1\0", "12345678", "123456789", "12345678"] {
+        for tag in ["T1", "T1\0", "T1\0\0", "T1", "T10", "T1\0", "12345678", "123456789", "12345678",
+                    "123456789\0", "123456789", "demo-warehouse", "demo-warehouse\0", "demo-warehouse",
+                    "1234567890123456", "12345678901234567", "1234567890123456", "123456789012345\0",
+                    "123456789012345", "warehouse-1", "warehouse-2", "warehouse-1", "12345678abcdefgh",
+                    "12345678abcdefgX", "12345678abcdefgh"] {
             let line = "motion,site=S,tag=\(tag) state=\"moving\" 5"
             #expect(cached(line, &cache) == fresh(line), "\(tag.utf8.map { $0 })")
         }

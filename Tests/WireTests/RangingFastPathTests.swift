@@ -64,6 +64,21 @@ struct RangingFastPathTests {
         "ranging distance=1 1", "ranging, distance=1 1", "rangingX,site=s,anchor=A,tag=T distance=1 1",
         "ranging,site=s,anchor=A,tag=T distance=1,std=0.1 1700000000000139440\r",
         "ranging,site=s,anchor=A,tag=T distance=1,std=0.1\t1", "ranging,site=s,anchor=A,tag=T\tdistance=1 1",
+        "ranging,site=s,anchor=A,tag=T,tech=uwb distance=17.944,std=0.1,azimuth=-0.5816,elevation=0.3268 5",
+        "ranging,site=s,anchor=A,tag=T elevation=0.2,azimuth=3.1,distance=2 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,elevation=-1.5 5", "ranging,site=s,anchor=A,tag=T distance=2,azimuth=-0 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,azimuth=3.2 5", "ranging,site=s,anchor=A,tag=T distance=2,azimuth=-3.2 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,elevation=1.6 5", "ranging,site=s,anchor=A,tag=T distance=2,elevation=-1.6 5",
+        "ranging,site=s,anchor=A,tag=T distance=-2,azimuth=9 5", "ranging,site=s,anchor=A,tag=T distance=2,std=9,azimuth=9 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,azimuth=9,elevation=9 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,azimuth=0.1,azimuth=0.2 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,elevation=0.1,elevation=0.2 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,azimuth=1e0 5", "ranging,site=s,anchor=A,tag=T distance=2,azimuth=1i 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,azimuth= 5", "ranging,site=s,anchor=A,tag=T distance=2,azimuth 5",
+        "ranging,site=s,anchor=A,tag=T azimuth=0.5 5", "ranging,site=s,anchor=A,tag=T distance=2,elevation 5",
+        "ranging,site=s,anchor=A,tag=T distance=2,azimuth=0.1,dir_x=1,dir_y=0,dir_z=0 5",
+        "ranging,site=s,anchor=A,tag=T,tech=aoa distance=2,azimuth=0.1,elevation=0.2 5",
+        "ranging,site=s,anchor=A,tag=T,tech=cs distance=2,azimuth=0.1 5",
     ])
     func cases(line: String) {
         var a = IdCache(), b = IdCache()
@@ -75,6 +90,11 @@ struct RangingFastPathTests {
         let r = scannedUsual(Array(Self.usual.utf8))
         #expect(r != nil)
         #expect(r?.distance == 28.675 && r?.std == 0.1 && r?.time == 1_700_000_000_000_139_440)
+        #expect(r?.has_azimuth == 0 && r?.has_elevation == 0)
+        let angles = scannedUsual(Array("ranging,site=s,anchor=A,tag=T distance=2,azimuth=-0.5816,elevation=0.3268 5".utf8))
+        #expect(angles != nil)
+        #expect(angles?.has_azimuth == 1 && angles?.azimuth == -0.5816 && angles?.has_elevation == 1
+                && angles?.elevation == 0.3268)
     }
 
     /// Random ranging lines: valid ones with random ids, numbers and order, and the same with one or two
@@ -96,6 +116,10 @@ struct RangingFastPathTests {
             if rng.next() % 4 == 0 { tags.shuffle(using: &rng) }
             var fields = ["distance=" + number()]
             if rng.next() % 2 == 0 { fields.append("std=" + number()) }
+            // Angles in radians: the random numbers are mostly outside the valid ranges, so small ones too.
+            func angle() -> String { pick(["", "-"]) + pick(["0." + String(rng.next() % 10_000), "1.5", "3.2", number()]) }
+            if rng.next() % 3 == 0 { fields.append("azimuth=" + angle()) }
+            if rng.next() % 3 == 0 { fields.append("elevation=" + angle()) }
             if rng.next() % 4 == 0 { fields.reverse() }
             let time = pick([String(rng.next() % 10_000_000_000_000_000_000), String(rng.next() % 1000), ""])
             var line = Array(("ranging," + tags.joined(separator: ",") + " " + fields.joined(separator: ",")

@@ -27,6 +27,10 @@ public struct Engine: Sendable {
     /// The tracker of one site.
     public func tracker(_ site: String) -> SiteTracker? { siteIndex.number(of: site).map { siteTrackers[$0] } }
 
+    /// True when the engine has a tracker for `site` (without copying the tracker out, as
+    /// `tracker(_:)` does).
+    public func serves(site: String) -> Bool { siteIndex.number(of: site) != nil }
+
     /// Applies one event; outputs go to `emit`.
     /// - Throws: `EngineRejection` when the site, anchor or technology is unknown; nothing changes then.
     public mutating func handle(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {

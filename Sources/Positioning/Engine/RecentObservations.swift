@@ -47,8 +47,10 @@ struct RecentObservations: Sendable {
     func observations(since: Nanoseconds, positions: [Vec3], rotations: [Mat3]) -> [Observation] {
         var out: [Observation] = []
         out.reserveCapacity(count)
+        // Read through a span: `entries[i]` here copied the whole ring (576 bytes) for each entry.
+        let ring = entries.span
         for i in 0..<Self.capacity {
-            let e = entries[i]
+            let e = ring[i]
             guard e.time != .min, e.time >= since, Int(e.anchor) < positions.count else { continue }
             let kind: Observation.Kind = e.kind == 0 ? .range : (e.kind == 1 ? .azimuth : .elevation)
             let a = Int(e.anchor)

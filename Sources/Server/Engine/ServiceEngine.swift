@@ -8,7 +8,10 @@ import Pipeline
 ///
 /// Touched only on the loop thread.
 final class ServiceEngine {
-    var pipeline: Pipeline
+    /// Without the runtime's exclusivity check (one `swift_beginAccess` per ingest line, about 90
+    /// instructions): the pipeline is touched on the loop thread only, and nothing reached from inside
+    /// a pipeline call (the admission's sink, `route`, the feed hub, the history) touches it again.
+    @exclusivity(unchecked) var pipeline: Pipeline
     /// Subscriptions, queues, snapshots and last positions of every feed client.
     let hub: FeedHub
     let history: (any HistorySink)?

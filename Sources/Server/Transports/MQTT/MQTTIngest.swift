@@ -43,7 +43,7 @@ final class MQTTIngest: LoopTransport {
 
     private func ingest(_ m: MQTTInbox.Message) {
         messagesIn += 1
-        guard loop.engine.pipeline.engine.tracker(m.site) != nil else {
+        guard loop.engine.pipeline.engine.serves(site: m.site) else {
             unknownSite(m)
             return
         }
