@@ -72,7 +72,9 @@ public final class Service: @unchecked Sendable {
         httpServer = config.http.map { HTTPServer(endpoint: $0, heartbeat: config.httpHeartbeat, logger: logger) }
         if let httpServer {
             // Weak: the loop holds the transport, and the server (through its API) holds the loop.
-            let transport = HTTPTransport(loop: loop, hub: loop.engine.hub, wake: { [weak httpServer] in httpServer?.wake() })
+            let transport = HTTPTransport(loop: loop, hub: loop.engine.hub, wake: { [weak httpServer] id in
+                if let id { httpServer?.wake(stream: id) } else { httpServer?.wake() }
+            })
             loop.add(transport, tokens: [])
             let api = HTTPAPI(loop: loop, transport: transport, tokens: config.feedTokens, reader: historyReader)
             api.server = httpServer

@@ -124,6 +124,23 @@ let webSocketHandshake = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebS
         }
     }
 
+    @Test("live stream lines are written when the loop hands them over, not after another poll round")
+    func streamWritesAtWake() throws {
+        let t = try TestService.withHTTP()
+        defer { t.stop() }
+        HTTPTools.require(HTTPTools.curl)
+        let s = try StreamingProcess(HTTPTools.curl, ["-sN", "--max-time", "30",
+                                                     "http://127.0.0.1:\(t.httpPort)/api/v1/feed/sse?kinds=position"])
+        defer { s.stop() }
+        #expect(!t.log.waitFor("http stream subscribed", timeout: 10).isEmpty)
+        try t.ingest(demoLines(tags: 2, seconds: 2))
+        #expect(s.read { $0.components(separatedBy: "data: {\"type\":\"position\"").count > 5 }, "\(s.text.prefix(200))")
+        let m = try curl(t.httpPort, "/metrics").body
+        let wake = m.split(separator: "\n").first { $0.hasPrefix("sextant_http_stream_writes_total{at=\"wake\"} ") }
+        let n = wake.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        #expect(n > 0, "stream writes at the wake: \(wake ?? "none")")
+    }
+
     @Test("WebSocket: one JSON message per output, line protocol on request, filters")
     func webSocket() throws {
         let t = try TestService.withHTTP()

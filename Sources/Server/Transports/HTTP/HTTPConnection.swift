@@ -22,6 +22,9 @@ final class HTTPConnection {
     private var pending: [UInt8] = []
     private var pendingStart = 0
     private var heartbeatWaiting = false
+    /// A write outside the writable callback failed or closed the stream: the next writable callback
+    /// tells lws to close the connection (only a callback of this connection can).
+    private var closeAtWritable = false
     /// WebSocket messages written per writable callback before yielding to other connections.
     static let messagesPerWrite = 512
     /// A feed line that is not an output (a `#` comment, such as the hub's dropped-lines marker).
@@ -68,8 +71,30 @@ final class HTTPConnection {
         }
     }
 
+    /// Writes what the stream's outbox holds now, from outside lws's writable callback (the wake's
+    /// callback), when lws holds none of the stream's earlier bytes: the bytes go to the socket at once
+    /// (what it does not take, lws keeps and writes once it is writable, as after any write). Otherwise,
+    /// and for an SSE stream whose headers are not yet out, it asks for a writable callback.
+    func writeStream() {
+        guard stream != nil, !closeAtWritable, kind == .webSocket || headersSent, lws_partial_buffered(wsi) == 0 else {
+            lws_callback_on_writable(wsi)
+            return
+        }
+        server.counts.streamWritesAtWake += 1
+        if write() < 0 {
+            closeAtWritable = true
+            lws_callback_on_writable(wsi)
+        }
+    }
+
     /// lws may write: the next piece. - Returns: -1 to close the connection.
     func writable() -> Int32 {
+        if closeAtWritable { return -1 }
+        if kind != .exchange { server.counts.streamWritesAtWritable += 1 }
+        return write()
+    }
+
+    private func write() -> Int32 {
         switch kind {
         case .exchange: return writeExchange()
         case .sse: return writeSSE()
@@ -193,10 +218,11 @@ final class HTTPConnection {
             guard Array(beat.utf8).withUnsafeBytes({ send($0) }) else { return -1 }
         }
         var messages = 0
-        // Each message is its own lws_write (a send(2) each): corked, the kernel sends them in as few
-        // segments as fit, as the TCP feed's one write of many lines does.
-        let corked = pendingStart < pending.count && setCork(true)
-        while messages < Self.messagesPerWrite, lws_send_pipe_choked(wsi) == 0, let nl = nextLineEnd() {
+        // Each message is its own lws_write (a send(2) each): with more than one, corked, the kernel
+        // sends them in as few segments as fit, as the TCP feed's one write of many lines does. A send
+        // the socket takes only part of is kept by lws (`lws_partial_buffered`), which stops the loop.
+        let corked = hasSecondLine() && setCork(true)
+        while messages < Self.messagesPerWrite, lws_partial_buffered(wsi) == 0, let nl = nextLineEnd() {
             let sent: Bool
             if pending[pendingStart] == Self.commentByte {
                 sent = StreamLine.message(pending[pendingStart..<nl], format: format).withUnsafeBytes { send($0) }
@@ -234,6 +260,12 @@ final class HTTPConnection {
             guard let p = memchr(b.baseAddress! + pendingStart, 10, b.count - pendingStart) else { return nil }
             return UnsafeRawPointer(p) - b.baseAddress!
         }
+    }
+
+    /// True when at least two whole lines wait from `pendingStart`.
+    private func hasSecondLine() -> Bool {
+        guard let first = nextLineEnd(), first + 1 < pending.count else { return false }
+        return pending.withUnsafeBytes { b in memchr(b.baseAddress! + first + 1, 10, b.count - first - 1) != nil }
     }
 
     /// Sets TCP_CORK on the connection's socket. - Returns: whether it was set.

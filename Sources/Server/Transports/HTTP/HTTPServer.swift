@@ -7,9 +7,15 @@ import Store
 /// gets. Work that needs the engine or the feed hub goes to the service loop (`ServiceLoop.submit`),
 /// history queries to a query thread; their answers come back through `deliver`, which wakes lws.
 ///
+/// Stream bytes are written in the wake's own callback (`LWS_CALLBACK_EVENT_WAIT_CANCELLED`), in the
+/// order the loop gave them, without waiting for another poll round and a writable callback per stream;
+/// only a stream whose earlier bytes lws still holds (its socket was full) waits for its writable
+/// callback. See `runInbox`.
+///
 /// Threading invariant: `connections`, `api`'s per-connection state and every lws call except
-/// `lws_cancel_service` are touched only on the HTTP thread (inside `lws_service`); `inbox`, `stopping`
-/// and `wakePending` are guarded by `lock`. That is why the class may be `@unchecked Sendable`.
+/// `lws_cancel_service` are touched only on the HTTP thread (inside `lws_service`); `inbox`,
+/// `readyStreams`, `scanStreams`, `stopping` and `wakePending` are guarded by `lock`. That is why the
+/// class may be `@unchecked Sendable`.
 final class HTTPServer: @unchecked Sendable {
     static let threadName = "sextant.http"
     /// Longest path with its query string, bytes; longer: 414.
@@ -52,6 +58,11 @@ final class HTTPServer: @unchecked Sendable {
     /// A wake (`lws_cancel_service`) is on its way and the HTTP thread has not yet looked at the
     /// outboxes: more bytes for other streams need no wake of their own.
     private var wakePending = false
+    /// Streams whose empty outbox the loop gave bytes since the HTTP thread last looked, in the order it
+    /// gave them (at most one entry per stream and write of it: a bounded list), and whether every
+    /// stream must be looked at (a close, a backfill).
+    private var readyStreams: [UInt64] = []
+    private var scanStreams = false
     private let finished = DispatchSemaphore(value: 0)
     /// The bound port (the real one when the endpoint asked for 0).
     private(set) var port: UInt16 = 0
@@ -143,27 +154,41 @@ final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Wakes the HTTP thread to look at the streams' outboxes, unless a wake is already on its way
-    /// (the loop flushes many streams in one turn: one wake serves them all). Any thread.
-    func wake() {
+    /// Wakes the HTTP thread to write what stream `id`'s outbox holds (the loop flushes many streams in
+    /// one turn: one wake serves them all). Any thread.
+    func wake(stream id: UInt64) {
         lock.withLock {
-            guard !stopping, !wakePending, let context else { return }
-            wakePending = true
-            lws_cancel_service(context)
+            guard !stopping, let context else { return }
+            readyStreams.append(id)
+            if !wakePending { wakePending = true; lws_cancel_service(context) }
         }
     }
 
-    /// Runs what other threads delivered, then asks for a write on every stream with bytes waiting.
-    /// A stream filled after `wakePending` is cleared here wakes the thread again.
+    /// Wakes the HTTP thread to look at every stream's outbox (a close or a backfill put something
+    /// there). Any thread.
+    func wake() {
+        lock.withLock {
+            guard !stopping, let context else { return }
+            scanStreams = true
+            if !wakePending { wakePending = true; lws_cancel_service(context) }
+        }
+    }
+
+    /// Runs what other threads delivered, then writes the streams with bytes waiting, in the order the
+    /// loop gave them (`HTTPConnection.writeStream`). A stream filled after `wakePending` is cleared here
+    /// wakes the thread again.
     func runInbox() {
-        let pending: [@Sendable (HTTPServer) -> Void] = lock.withLock {
+        let (pending, ready, scan) = lock.withLock {
             wakePending = false
-            defer { inbox.removeAll() }
-            return inbox
+            defer { inbox.removeAll(); readyStreams.removeAll(keepingCapacity: true); scanStreams = false }
+            return (inbox, readyStreams, scanStreams)
         }
         for p in pending { p(self) }
-        for c in connections.values where c.stream?.hasWork ?? false {
-            lws_callback_on_writable(c.wsi)
+        for id in ready {
+            if let c = connections[id], c.stream?.hasWork == true { c.writeStream() }
+        }
+        if scan {
+            for c in connections.values where c.stream?.hasWork ?? false { c.writeStream() }
         }
     }
 
@@ -187,6 +212,10 @@ struct HTTPCounters: Sendable {
     var webSocketsOpened = 0
     var sseOpened = 0
     var streamMessages = 0
+    /// Stream writes made in the wake's callback (at once), and in a writable callback (headers, a
+    /// heartbeat, the rest after a full socket, a close).
+    var streamWritesAtWake = 0
+    var streamWritesAtWritable = 0
     var heartbeats = 0
     var authFailures = 0
     var streamsOpen = 0

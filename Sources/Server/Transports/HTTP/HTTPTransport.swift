@@ -8,13 +8,13 @@
 final class HTTPTransport: LoopTransport, @unchecked Sendable {
     unowned let loop: ServiceLoop
     let hub: FeedHub
-    /// Wakes the HTTP thread (lws) after a stream got bytes. Any thread.
-    let wake: @Sendable () -> Void
+    /// Wakes the HTTP thread (lws) after stream `id` got bytes; nil: to look at every stream. Any thread.
+    let wake: @Sendable (_ id: UInt64?) -> Void
     private(set) var streams: [UInt64: HTTPStream] = [:]
     /// Streams closed by the overflow policy `disconnect`.
     private(set) var disconnected = 0
 
-    init(loop: ServiceLoop, hub: FeedHub, wake: @escaping @Sendable () -> Void) {
+    init(loop: ServiceLoop, hub: FeedHub, wake: @escaping @Sendable (_ id: UInt64?) -> Void) {
         self.loop = loop; self.hub = hub; self.wake = wake
     }
 
@@ -37,7 +37,7 @@ final class HTTPTransport: LoopTransport, @unchecked Sendable {
         loop.logger.warning("http stream too slow; disconnected", ["conn": s.id, "queued": s.queuedLines])
         s.outbox.close("too slow: the queue of \(loop.config.feedQueueLines) lines overflowed")
         close(id: s.id)
-        wake()
+        wake(nil)
     }
 
     func closeAll() {
@@ -83,17 +83,22 @@ final class HTTPTransport: LoopTransport, @unchecked Sendable {
     }
 
     /// Moves what the hub has for a stream into its outbox, up to the outbox's capacity; the rest waits
-    /// in the hub's queue (its limit and overflow policy apply) until the HTTP thread took it.
+    /// in the hub's queue (its limit and overflow policy apply) until the HTTP thread took it. The HTTP
+    /// thread is woken for the stream when its outbox was empty: so it lists each stream at most once
+    /// between two writes of it.
     func flushStream(_ s: HTTPStream) {
         guard !s.backfilling else { return }
-        var moved = false
-        defer { if moved { wake() } }
+        var first = false
+        defer { if first { wake(s.id) } }
         while s.outbox.hasRoom {
             let bytes = hub.pendingBytes(s)
             if bytes.isEmpty { return }
-            guard s.outbox.append(bytes) else { close(id: s.id); return }
+            switch s.outbox.append(bytes) {
+            case .gone: close(id: s.id); return
+            case .first: first = true
+            case .more: break
+            }
             hub.consumed(s, bytes.count)
-            moved = true
         }
         if !hub.pendingBytes(s).isEmpty {
             s.waitingForWritable = true

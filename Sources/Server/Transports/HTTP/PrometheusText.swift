@@ -37,6 +37,9 @@ enum PrometheusText {
                [("{transport=\"sse\"}", http.sseOpened), ("{transport=\"websocket\"}", http.webSocketsOpened)])
         metric("http_stream_messages_total", "counter", "Messages (SSE events, WebSocket messages) sent on HTTP streams.",
                [("", http.streamMessages)])
+        metric("http_stream_writes_total", "counter",
+               "Writes to HTTP streams, by where they ran: at once when the loop handed bytes over (wake), or in a writable callback (headers, heartbeats, the rest after a full socket).",
+               [("{at=\"wake\"}", http.streamWritesAtWake), ("{at=\"writable\"}", http.streamWritesAtWritable)])
         metric("http_heartbeats_total", "counter", "Heartbeats sent on HTTP streams.", [("", http.heartbeats)])
         metric("http_streams_disconnected_total", "counter", "HTTP streams closed because their queue overflowed (policy disconnect).",
                [("", streamsDisconnected)])

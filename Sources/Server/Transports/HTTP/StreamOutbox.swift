@@ -23,13 +23,24 @@ final class StreamOutbox: @unchecked Sendable {
     /// Loop: room for more bytes now.
     var hasRoom: Bool { lock.withLock { bytes.count < Self.capacity } }
 
-    /// Loop: appends bytes (whole lines). - Returns: false when the client has gone.
+    /// What `append` did.
+    enum Appended {
+        /// The outbox was empty: the HTTP thread must be told (the first bytes since it last took them).
+        case first
+        /// Bytes were waiting already: the HTTP thread was told when the first of them came.
+        case more
+        /// The client has gone: nothing was appended.
+        case gone
+    }
+
+    /// Loop: appends bytes (whole lines).
     @discardableResult
-    func append(_ slice: ArraySlice<UInt8>) -> Bool {
+    func append(_ slice: ArraySlice<UInt8>) -> Appended {
         lock.withLock {
-            guard !gone else { return false }
+            guard !gone else { return .gone }
+            let first = bytes.isEmpty
             bytes.append(contentsOf: slice)
-            return true
+            return first ? .first : .more
         }
     }
 
