@@ -16,9 +16,7 @@ enum PendingRow: Sendable {
 /// Threading invariant: an implementation is used only by the writer's thread, which owns it.
 protocol HistoryBatchWriting: AnyObject {
     /// Writes `positions` (and their per-tag newest rows into `last_positions`) and `rows` in one
-    /// transaction; on error nothing of the batch is committed, or (PostgreSQL, a batch split over
-    /// two transactions) what was is rewritten in place when the batch is written again, so that a
-    /// retry never doubles nor loses a row.
+    /// transaction; on error nothing of the batch is committed.
     func write(positions: [PositionEstimate], rows: [PendingRow]) throws
     /// Whether a failed batch should be kept and retried rather than dropped.
     func isTransient(_ error: any Error) -> Bool

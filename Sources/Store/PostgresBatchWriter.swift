@@ -1,21 +1,14 @@
 internal import Positioning
 
-/// Writes batches of history rows to PostgreSQL on the `HistoryWriter`'s thread, with
-/// `COPY … FROM STDIN (FORMAT binary)`: positions straight into `positions`, each tag's newest row
-/// through a staging table into `last_positions` (an upsert that keeps the newer), and recorded
-/// lines and zone events into their tables, in one transaction. The positions of a large batch are
-/// split by tag over two connections, each with its own transaction, streamed in turns from this
-/// thread, so that two server processes insert them at once (the server's work per row is several
-/// times the client's); new tags are committed before, so that no committed position refers to a
-/// tag rolled back.
+/// Writes batches of history rows to PostgreSQL in one transaction each, on the `HistoryWriter`'s
+/// thread, with `COPY … FROM STDIN (FORMAT binary)`: positions straight into `positions`, each
+/// tag's newest row through a staging table into `last_positions` (an upsert that keeps the newer),
+/// and recorded lines and zone events into their tables.
 ///
 /// A position repeating a stored (tag, time) makes the direct `COPY` fail on the primary key; the
-/// batch is then written again through a staging table with `ON CONFLICT DO UPDATE`, on one
-/// connection, so that the later row replaces the earlier one, as in SQLite. That is also how a
-/// batch is retried whose second half committed while the first failed: its committed rows are
-/// rewritten in place, never doubled, and `last_positions` keeps the newest. A lost connection (the
-/// server restarted) fails the batch with a transient error: the writer keeps its rows, and the
-/// next attempt connects again. The batch counts as written once every transaction committed.
+/// batch is then written again through a staging table with `ON CONFLICT DO UPDATE`, so that the
+/// later row replaces the earlier one, as in SQLite. A lost connection (the server restarted) fails
+/// the batch with a transient error: the writer keeps its rows, and the next attempt connects again.
 ///
 /// Threading invariant: used only by the `HistoryWriter`'s thread, which owns it and its connection.
 final class PostgresBatchWriter: HistoryBatchWriting {
@@ -23,8 +16,6 @@ final class PostgresBatchWriter: HistoryBatchWriting {
     let url: String
     /// The connection, opened on first use and again after it was lost.
     private var connection: PostgresConnection?
-    /// The connection that takes the second half of a large batch's positions (opened likewise).
-    private var helper: PostgresConnection?
     /// Tag ids already in `tags`; emptied when a batch fails (its new tags rolled back).
     private var tagIDs: [SiteTag: Int64] = [:]
 
@@ -95,42 +86,22 @@ final class PostgresBatchWriter: HistoryBatchWriting {
 
     func close() {
         connection = nil
-        helper = nil
         tagIDs.removeAll()
     }
 
-    /// One attempt: one transaction, and a second one for half of the positions of a batch of at
-    /// least `minSplitRows` (not when `replacing`, which routes positions through the staging upsert).
+    /// One attempt in one transaction; `replacing` routes positions through the staging upsert.
     private func write(_ positions: [PositionEstimate], _ rows: [PendingRow], replacing: Bool) throws {
         let c = try open()
-        var second: PostgresConnection?
         do {
-            let order = try ordered(positions, in: c)
-            second = !replacing && order.count >= Self.minSplitRows ? try openHelper() : nil
             try c.execute("BEGIN")
-            try insert(positions, order, into: c, second, replacing: replacing)
+            try insert(positions, into: c, replacing: replacing)
             try insert(rows, into: c)
             try c.execute("COMMIT")
         } catch {
             tagIDs.removeAll()
             if c.isOpen { try? c.execute("ROLLBACK") } else { connection = nil }
-            if let second { if second.isOpen { try? second.execute("ROLLBACK") } else { helper = nil } }
             throw error
         }
-    }
-
-    /// Batches with at least this many positions are split over two connections; smaller ones gain
-    /// less than the second commit costs.
-    static let minSplitRows = 2048
-
-    /// The second connection, opened when first needed and again after it was lost.
-    private func openHelper() throws -> PostgresConnection {
-        if let helper, helper.isOpen { return helper }
-        helper = nil
-        let opened = try PostgresConnection(url: url)
-        try opened.execute("SET synchronous_commit = on")
-        helper = opened
-        return opened
     }
 
     private func open() throws -> PostgresConnection {
@@ -162,13 +133,10 @@ final class PostgresBatchWriter: HistoryBatchWriting {
     /// first rows soon, large enough that each chunk is a few large socket writes.
     static let chunkRows = 280
 
-    /// A position's place in the batch's (tag, time) order.
-    typealias Ordered = (tagID: Int64, time: Int64, index: Int)
-
-    /// The positions' tag ids (new tags added and committed first, in a transaction of their own),
-    /// sorted by (tag, time, arrival).
-    private func ordered(_ positions: [PositionEstimate], in c: PostgresConnection) throws -> [Ordered] {
-        var order: [Ordered] = []
+    /// Copies the rows in (tag, time) order, then upserts each tag's newest row into `last_positions`.
+    private func insert(_ positions: [PositionEstimate], into c: PostgresConnection, replacing: Bool) throws {
+        guard !positions.isEmpty else { return }
+        var order: [(tagID: Int64, time: Int64, index: Int)] = []
         order.reserveCapacity(positions.count)
         var missing: [Int] = []   // indices in `order` of rows whose tag has no id yet
         for index in positions.indices {
@@ -181,9 +149,7 @@ final class PostgresBatchWriter: HistoryBatchWriting {
             }
         }
         if !missing.isEmpty {
-            try c.execute("BEGIN")
             try addTags(missing.map { SiteTag(site: positions[order[$0].index].site, tag: positions[order[$0].index].tag) }, in: c)
-            try c.execute("COMMIT")
             for i in missing {
                 let e = positions[order[i].index]
                 guard let id = tagIDs[SiteTag(site: e.site, tag: e.tag)] else {
@@ -193,24 +159,16 @@ final class PostgresBatchWriter: HistoryBatchWriting {
             }
         }
         order.sort { ($0.tagID, $0.time, $0.index) < ($1.tagID, $1.time, $1.index) }
-        return order
-    }
-
-    /// Copies the rows in (tag, time) order, on `c` alone or split at a tag between `c` and
-    /// `second`, then upserts each tag's newest row into `last_positions` (on `c`). `second`'s half
-    /// commits as soon as it is in, while `c` goes on (if `c`'s transaction then fails, the retry
-    /// rewrites that half in place).
-    private func insert(_ positions: [PositionEstimate], _ order: [Ordered], into c: PostgresConnection,
-                        _ second: PostgresConnection?, replacing: Bool) throws {
-        guard !order.isEmpty else { return }
-        var split = order.count / 2
-        while split > 0 && split < order.count && order[split].tagID == order[split - 1].tagID { split += 1 }
-        if let second, split > 0 && split < order.count {
-            try second.execute("BEGIN")
-            try copy(positions, order, [0..<split, split..<order.count], through: [c, second])
-            try second.execute("COMMIT")
-        } else {
-            try copy(positions, order, [0..<order.count], through: [c], sql: replacing ? copyStage : copyPositions)
+        // A repeated (tag, time) within the batch: the later row wins, so keep the last of each run.
+        // Streamed: the server inserts a chunk's rows while the next chunk is being encoded.
+        try c.copy(replacing ? copyStage : copyPositions) { send in
+            var copy = PostgresCopyBuffer(capacity: min(positions.count, Self.chunkRows) * Self.rowBytes + Self.rowBytes)
+            for (i, row) in order.enumerated()
+            where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
+                copy.position(positions[row.index], tagID: row.tagID, geometry: geometry, cell: cells)
+                if copy.count >= Self.chunkRows * Self.rowBytes { copy.send(through: send) }
+            }
+            send(copy.finish())
         }
         if replacing { try c.execute(upsertPositions + "; TRUNCATE sextant_stage") }
         var newest = PostgresCopyBuffer(capacity: 4096)
@@ -219,51 +177,6 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         }
         try c.copy(copyStage, data: newest.finish())
         try c.execute(Self.upsertLast)
-    }
-
-    /// Streams `parts[k]` of `order` through `connections[k]`, each a `COPY` of its own, a chunk of
-    /// each in turn: the servers insert one connection's chunk while the next is encoded and sent.
-    /// A repeated (tag, time) within the batch: the later row wins, so the last of each run is kept.
-    /// Every `COPY` is ended (or cancelled) before the first error is thrown.
-    private func copy(_ positions: [PositionEstimate], _ order: [Ordered], _ parts: [Range<Int>],
-                      through connections: [PostgresConnection], sql: String? = nil) throws {
-        let sql = sql ?? copyPositions
-        var opened: [PostgresConnection] = []
-        var failure: (any Error)?
-        for c in connections {
-            do { try c.beginCopy(sql); opened.append(c) } catch { failure = error; break }
-        }
-        guard failure == nil else {
-            for c in opened { c.cancelCopy() }
-            throw failure!
-        }
-        let capacity = min(order.count, Self.chunkRows) * Self.rowBytes + Self.rowBytes
-        var buffers = parts.map { _ in PostgresCopyBuffer(capacity: capacity) }
-        var next = parts.map(\.lowerBound)
-        var open = true
-        while open {
-            open = false
-            for k in parts.indices where next[k] < parts[k].upperBound {
-                var i = next[k]
-                while i < parts[k].upperBound && buffers[k].count < Self.chunkRows * Self.rowBytes {
-                    let row = order[i]
-                    if i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
-                        buffers[k].position(positions[row.index], tagID: row.tagID, geometry: geometry, cell: cells)
-                    }
-                    i += 1
-                }
-                next[k] = i
-                if i < parts[k].upperBound {
-                    buffers[k].send(through: connections[k].putCopy)
-                    open = true
-                }
-            }
-        }
-        for k in parts.indices {
-            connections[k].putCopy(buffers[k].finish())
-            do { try connections[k].endCopy(sql) } catch { failure = failure ?? error }
-        }
-        if let failure { throw failure }
     }
 
     private func insert(_ rows: [PendingRow], into c: PostgresConnection) throws {

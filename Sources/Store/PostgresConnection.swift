@@ -10,8 +10,6 @@ internal import Foundation
 final class PostgresConnection: @unchecked Sendable {
     /// The one owner of the `PGconn*`.
     private let connection: OpaquePointer
-    /// True once a `putCopy` of the open `COPY` failed.
-    private var copySendFailed = false
 
     /// Connects to `url` (a libpq URI such as `postgres://user@127.0.0.1:5432/sextant`, or a
     /// `key=value` string). Throws a transient `PostgresError` if the server cannot be reached.
@@ -88,60 +86,37 @@ final class PostgresConnection: @unchecked Sendable {
     /// - Returns: the rows copied.
     @discardableResult
     func copy(_ sql: String, produce: (_ send: ([UInt8]) -> Void) throws -> Void) throws -> Int {
-        try beginCopy(sql)
-        do {
-            try produce { self.putCopy($0) }
-        } catch {
-            cancelCopy()
-            throw error
-        }
-        return try endCopy(sql)
-    }
-
-    /// Starts `sql` (a `COPY … FROM STDIN`); until `endCopy` or `cancelCopy`, the connection takes
-    /// only `putCopy`. Several connections may each have a `COPY` open, fed in turns by one thread.
-    func beginCopy(_ sql: String) throws {
-        copySendFailed = false
         let start = PQexec(connection, sql)
-        guard PQresultStatus(start) == PGRES_COPY_IN else {
-            _ = try check(start, sql: sql)
-            throw PostgresError(sqlState: nil, message: "not a COPY … FROM STDIN", sql: sql)
-        }
+        guard PQresultStatus(start) == PGRES_COPY_IN else { _ = try check(start, sql: sql); return 0 }
         PQclear(start)
-    }
-
-    /// Hands one chunk of the open `COPY`'s input to libpq (in pieces of at most `maxCopyCall`);
-    /// after a failed send the rest is skipped, and `endCopy` reports the error.
-    func putCopy(_ data: [UInt8]) {
+        var sent = true
         let connection = self.connection
-        data.withUnsafeBufferPointer { bytes in
-            var offset = 0
-            while offset < bytes.count, !copySendFailed {  // libpq buffers what it is given
-                let n = min(Self.maxCopyCall, bytes.count - offset)
-                copySendFailed = bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: n) {
-                    PQputCopyData(connection, $0, Int32(n)) != 1
+        let send = { (data: [UInt8]) in
+            data.withUnsafeBufferPointer { bytes in
+                var offset = 0
+                while offset < bytes.count, sent {  // at most 1 MiB a call: libpq buffers what it is given
+                    let n = min(Self.maxCopyCall, bytes.count - offset)
+                    sent = bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: n) {
+                        PQputCopyData(connection, $0, Int32(n)) == 1
+                    }
+                    offset += n
                 }
-                offset += n
             }
         }
-    }
-
-    /// Ends the open `COPY`. - Returns: the rows copied. - Throws: the server's error, if any.
-    @discardableResult
-    func endCopy(_ sql: String) throws -> Int {
+        do {
+            try produce(send)
+        } catch {
+            // An error message in PQputCopyEnd makes the server fail the COPY; its result is discarded.
+            if PQputCopyEnd(connection, "cancelled by the client") == 1 {
+                while let result = PQgetResult(connection) { PQclear(result) }
+            }
+            throw error
+        }
         // After a failed send PQputCopyEnd reports the error; its result carries the reason.
         guard PQputCopyEnd(connection, nil) == 1 else { throw self.error(sql: sql) }
         let result = try check(PQgetResult(connection), sql: sql)
         while let extra = PQgetResult(connection) { PQclear(extra) }  // drain to the idle state
         return Int(String(cString: PQcmdTuples(result.handle))) ?? 0
-    }
-
-    /// Cancels the open `COPY`: the server fails it, so nothing of it is inserted.
-    func cancelCopy() {
-        // An error message in PQputCopyEnd makes the server fail the COPY; its result is discarded.
-        if PQputCopyEnd(connection, "cancelled by the client") == 1 {
-            while let result = PQgetResult(connection) { PQclear(result) }
-        }
     }
 
     /// The most bytes handed to one `PQputCopyData`.

@@ -36,50 +36,6 @@ struct PostgresBatchWriterTests {
         }
     }
 
-    @Test("a large batch is split over two connections; if its first half fails to commit after the second did, the retry writes it once")
-    func splitBatchRetriedOnce() throws {
-        let database = try TestPostgresDatabase()
-        defer { database.drop() }
-        let store = try PostgresHistoryStore(url: database.url)
-        // Fails the first commit that carries a row of the first tag (the first half of a split
-        // batch: the tags are in id order), with a transient error (53100, disk full). The sequence
-        // is not rolled back with the transaction, so the retry's commit passes.
-        let c = try PostgresConnection(url: database.url)
-        try c.execute("""
-            CREATE SEQUENCE fail_once;
-            CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF NEW.tag_id = (SELECT min(id) FROM tags) THEN
-                    IF nextval('fail_once') = 1 THEN
-                        RAISE EXCEPTION 'injected commit failure' USING ERRCODE = '53100';
-                    END IF;
-                END IF;
-                RETURN NULL;
-            END $$;
-            CREATE CONSTRAINT TRIGGER fail_once AFTER INSERT OR UPDATE ON positions
-                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_once();
-            """)
-        let tags = 8, steps = 2 * PostgresBatchWriter.minSplitRows / tags
-        let writer = store.makeWriter(batchSize: 100_000, maxDelay: .seconds(30))
-        for step in 0..<steps {
-            for tag in 0..<tags { writer.append(makeEstimate(tag: "T\(tag)", time: Int64(step) * 1_000_000)) }
-        }
-        writer.flush()  // one attempt: the second half commits, the first does not
-        let failed = writer.stats
-        #expect(failed.failedBatches == 1 && failed.pending == tags * steps && failed.rowsWritten == 0, "\(failed)")
-        #expect(try store.positionCount() == tags * steps / 2, "the second half's transaction committed")
-        #expect(writer.waitUntilWritten(tags * steps, timeout: .seconds(20)) == tags * steps)
-        let backends = try c.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
-        #expect(backends.int64(0, 0) == 3, "the store's connection and the writer's two")
-        writer.close()
-        #expect(writer.stats.droppedRows == 0 && writer.stats.positionsWritten == tags * steps)
-        #expect(try store.positionCount() == tags * steps, "every row once")
-        for tag in 0..<tags {
-            #expect(try store.positions(site: "demo-warehouse", tag: "T\(tag)").map(\.time) == (0..<steps).map { Int64($0) * 1_000_000 })
-        }
-        #expect(try store.lastPositions(site: "demo-warehouse").map(\.time) == Array(repeating: Int64(steps - 1) * 1_000_000, count: tags))
-    }
-
     @Test("a position row in the COPY input is the field-by-field encoding, with and without its point")
     func positionRowEncoding() {
         var a = makeEstimate(tag: "A", time: -1_234_567_890_123)
