@@ -19,22 +19,26 @@ final class PostgresBatchWriter: HistoryBatchWriting {
     /// Tag ids already in `tags`; emptied when a batch fails (its new tags rolled back).
     private var tagIDs: [SiteTag: Int64] = [:]
 
-    /// True when `positions.geom` exists: each row carries its point, written by the client as WKB.
-    let spatial: Bool
+    /// True when `positions.geom` is a plain column: each row carries its point, written by the client as WKB.
+    let geometry: Bool
+    /// True when `positions.cell` exists: each row carries its grid cell (`PostgresSchema.cell`).
+    let cells: Bool
     private let copyPositions: String, copyStage: String, upsertPositions: String
 
     /// A writer for the database at `url`, already migrated; nothing is opened until the first batch.
-    /// - Parameter spatial: whether `positions` has PostGIS's `geom` as a plain column, which each row
-    ///   then fills.
-    init(url: String, spatial: Bool = false) {
+    /// - Parameters:
+    ///   - geometry: whether `positions` has PostGIS's `geom` as a plain column, which each row then fills.
+    ///   - cells: whether `positions` has `cell`, which each row then fills.
+    init(url: String, geometry: Bool = false, cells: Bool = false) {
         self.url = url
-        self.spatial = spatial
-        let columns = Self.positionColumns + (spatial ? ", geom" : "")
+        self.geometry = geometry
+        self.cells = cells
+        let columns = Self.positionColumns + (geometry ? ", geom" : "") + (cells ? ", cell" : "")
         copyPositions = "COPY positions (\(columns)) FROM STDIN (FORMAT binary)"
         copyStage = "COPY sextant_stage (\(columns)) FROM STDIN (FORMAT binary)"
         upsertPositions = """
             INSERT INTO positions (\(columns)) SELECT \(columns) FROM sextant_stage
-            ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(Self.updateValues)\(spatial ? ", geom = excluded.geom" : "")
+            ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(Self.updateValues)\(geometry ? ", geom = excluded.geom" : "")\(cells ? ", cell = excluded.cell" : "")
             """
     }
 
@@ -115,15 +119,16 @@ final class PostgresBatchWriter: HistoryBatchWriting {
                 vx double precision, vy double precision, vz double precision, sigma double precision,
                 cxx double precision, cxy double precision, cyy double precision,
                 cxz double precision, cyz double precision, czz double precision,
-                anchors integer NOT NULL, motion text NOT NULL\(spatial ? ", geom geometry(Point)" : "")) ON COMMIT DELETE ROWS;
+                anchors integer NOT NULL, motion text NOT NULL\(geometry ? ", geom geometry(Point)" : "")\(cells ? ", cell bigint" : "")) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE sextant_new_tags (site text NOT NULL, tag text NOT NULL) ON COMMIT DELETE ROWS;
             """)
         connection = opened
         return opened
     }
 
-    /// Bytes of one position row in the COPY input with its point, at most: 2 + 12 + 12 + 13 × 12 + 8 + 14 + 25 = 229.
-    static let rowBytes = 232
+    /// Bytes of one position row in the COPY input with its point and cell, at most:
+    /// 2 + 12 + 12 + 13 × 12 + 8 + 14 + 25 + 12 = 241.
+    static let rowBytes = 244
     /// Rows per chunk of a streamed `COPY` (about 64 KiB): small enough that the server starts on the
     /// first rows soon, large enough that each chunk is a few large socket writes.
     static let chunkRows = 280
@@ -160,7 +165,7 @@ final class PostgresBatchWriter: HistoryBatchWriting {
             var copy = PostgresCopyBuffer(capacity: min(positions.count, Self.chunkRows) * Self.rowBytes + Self.rowBytes)
             for (i, row) in order.enumerated()
             where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
-                copy.position(positions[row.index], tagID: row.tagID, geometry: spatial)
+                copy.position(positions[row.index], tagID: row.tagID, geometry: geometry, cell: cells)
                 if copy.count >= Self.chunkRows * Self.rowBytes { copy.send(through: send) }
             }
             send(copy.finish())
@@ -168,7 +173,7 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         if replacing { try c.execute(upsertPositions + "; TRUNCATE sextant_stage") }
         var newest = PostgresCopyBuffer(capacity: 4096)
         for (i, row) in order.enumerated() where i == order.count - 1 || order[i + 1].tagID != row.tagID {
-            newest.position(positions[row.index], tagID: row.tagID, geometry: spatial)
+            newest.position(positions[row.index], tagID: row.tagID, geometry: geometry, cell: cells)
         }
         try c.copy(copyStage, data: newest.finish())
         try c.execute(Self.upsertLast)

@@ -7,7 +7,8 @@ internal import Positioning
 /// Reads and site writes run on this store's own connection; `makeWriter` gives a `HistoryWriter`
 /// whose thread has a connection of its own and writes each batch with `COPY`. A lost connection is
 /// opened again on the next call. Where PostGIS is installed, `positions.geom` holds each position's
-/// (x, y) with a spatial index, and `positionsInside` answers "who was inside this polygon".
+/// (x, y) and `positions.cell` its grid cell, indexed with the time, and `positionsInside` answers
+/// "who was inside this polygon".
 ///
 /// Threading invariant: `connection` is touched only inside `queue.sync`, so calls from any thread
 /// are serialised on it; that is why the class may be `@unchecked Sendable`. Every call blocks its
@@ -20,6 +21,9 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     /// True when `geom` is a plain column, so that the writer sends each point (false when the
     /// server computes it from a generated column it could not alter).
     private let writesGeometry: Bool
+    /// True when `positions.cell` and `sextant_inside` exist: the writer sends each row's cell, and
+    /// `positionsInside` goes through the cells' index.
+    let hasCells: Bool
     /// The store's connection; used only on `queue`, opened again if lost.
     private var connection: PostgresConnection
     /// The serial queue that confines `connection`.
@@ -36,9 +40,10 @@ public final class PostgresHistoryStore: @unchecked Sendable {
         self.url = url
         connection = try PostgresConnection(url: url)
         try PostgresSchema.migrate(connection)
-        let geometry = spatial ? PostgresSchema.enableSpatial(connection) : PostgresSchema.geometryColumn(connection)
-        isSpatial = geometry != .none
-        writesGeometry = geometry == .plain
+        let found = spatial ? PostgresSchema.enableSpatial(connection) : PostgresSchema.spatial(connection)
+        isSpatial = found.geometry != .none
+        writesGeometry = found.geometry == .plain
+        hasCells = found.cells
     }
 
     /// The URL without its password, for logs.
@@ -55,7 +60,7 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     /// - Parameters: as `HistoryStore.makeWriter`.
     public func makeWriter(batchSize: Int = 4096, maxDelay: Duration = .milliseconds(200),
                            maxPending: Int = 1_000_000) -> HistoryWriter {
-        HistoryWriter(batchWriter: PostgresBatchWriter(url: url, spatial: writesGeometry), batchSize: batchSize, maxDelay: maxDelay,
+        HistoryWriter(batchWriter: PostgresBatchWriter(url: url, geometry: writesGeometry, cells: hasCells), batchSize: batchSize, maxDelay: maxDelay,
                       maxPending: maxPending)
     }
 

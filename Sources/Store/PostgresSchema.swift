@@ -3,7 +3,7 @@
 ///
 /// Differences from SQLite: reals are `double precision` (NaN stored as NaN), `json` and `line` are
 /// `bytea`, and `measurements` and `zone_events` carry an identity column `id` where SQLite has its
-/// rowid. Where PostGIS is installed, `positions` also gets `geom`, see `spatialSQL`.
+/// rowid. Where PostGIS is installed, `positions` also gets `geom` and `cell`, see `PostgresSchema+Spatial`.
 public enum PostgresSchema {
     /// The migrations, in version order, with the same versions and names as `StoreSchema.migrations`.
     /// Never edit a released one: append a new version (to both lists) instead.
@@ -83,22 +83,6 @@ public enum PostgresSchema {
             """),
     ]
 
-    /// Where PostGIS is available: `positions.geom`, the 2-D point (x, y) in the site frame (metres,
-    /// SRID 0; NULL when x or y is NaN), which the history writer sends in its `COPY` as WKB, with a
-    /// spatial index, so that "who was inside this polygon between t1 and t2" is one indexed query.
-    /// The index is SP-GiST (a quad-tree: for points, cheaper to insert into than GiST's R-tree and
-    /// used by the same `ST_Intersects` queries). Idempotent; applied at each open after the
-    /// migrations, and not a migration because it depends on the server's extensions.
-    static let spatialSQL = """
-        CREATE EXTENSION IF NOT EXISTS postgis;
-        ALTER TABLE positions ADD COLUMN IF NOT EXISTS geom geometry(Point);
-        CREATE INDEX IF NOT EXISTS positions_geom ON positions USING spgist (geom);
-        """
-
-    /// A `geom` that the server computed from x and y (`GENERATED ALWAYS … STORED`) becomes a plain
-    /// column with its values kept, since the writer now sends the point itself.
-    static let plainGeometrySQL = "ALTER TABLE positions ALTER COLUMN geom DROP EXPRESSION IF EXISTS"
-
     /// The value column names, in `PostgresCopyBuffer.position` order (after `tag_id, t_ns`).
     static let valueColumnNames = StoreSchema.valueColumnNames
 
@@ -136,44 +120,5 @@ public enum PostgresSchema {
             throw error
         }
         return applied
-    }
-
-    /// What `positions.geom` is in a database.
-    enum GeometryColumn {
-        /// No such column (no PostGIS, or opened with `spatial: false`).
-        case none
-        /// Computed by the server (`GENERATED ALWAYS … STORED`): the writer must not send it.
-        case generated
-        /// A plain column: the writer sends each point.
-        case plain
-    }
-
-    /// What `positions.geom` is now.
-    static func geometryColumn(_ connection: PostgresConnection) -> GeometryColumn {
-        let sql = "SELECT is_generated FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'geom'"
-        guard let found = try? connection.query(sql), found.count == 1 else { return .none }
-        return found.string(0, 0) == "ALWAYS" ? .generated : .plain
-    }
-
-    /// Adds `geom` and its index when the server offers PostGIS (`spatialSQL`), and makes a generated
-    /// `geom` plain (`plainGeometrySQL`). - Returns: what `positions.geom` is afterwards (still
-    /// `generated` if the role may not alter the table: the server then goes on computing it).
-    static func enableSpatial(_ connection: PostgresConnection) -> GeometryColumn {
-        switch geometryColumn(connection) {
-        case .plain: return .plain
-        case .generated:
-            try? connection.execute(plainGeometrySQL)
-            return geometryColumn(connection)
-        case .none:
-            guard (try? connection.query("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'").count) == 1
-            else { return .none }
-            do {
-                try connection.execute("BEGIN; \(spatialSQL) COMMIT;")
-                return .plain
-            } catch {
-                try? connection.execute("ROLLBACK")
-                return .none
-            }
-        }
     }
 }

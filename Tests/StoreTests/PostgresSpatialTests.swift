@@ -1,0 +1,154 @@
+import Foundation
+import Numerics
+import Positioning
+import Testing
+@testable import Store
+
+@Suite("PostgreSQL with PostGIS: grid cells and the polygon query")
+struct PostgresSpatialTests {
+    /// Points on a 0.25 m lattice (exact in binary, so that a point on an edge of a polygon or of a
+    /// cell is exactly on it), spread over 1,200 m × 1,200 m around the origin, with some on the
+    /// cell edges and some without a place.
+    static func walk(tags: Int = 12, steps: Int = 250) -> [PositionEstimate] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {  // a fixed LCG: the same points every run
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var out: [PositionEstimate] = []
+        for tag in 0..<tags {
+            for step in 0..<steps {
+                var e = makeEstimate(tag: "T\(tag)", time: Int64(step) * 1_000_000_000 + Int64(tag))
+                let spread = step % 5 == 0 ? 2_400 : 240          // in quarter metres: most within ±30 m
+                var x = Double(next(2 * spread + 1) - spread) / 4, y = Double(next(2 * spread + 1) - spread) / 4
+                if step % 7 == 0 { x = (x / 4).rounded(.down) * 4 }  // on a cell's edge
+                if step % 11 == 0 { y = (y / 4).rounded(.down) * 4 }
+                if step % 5 == 0 { x *= 20; y *= 20 }             // out to ±600 m
+                if step % 13 == 0 { x = .nan }                    // no place: never inside
+                if step % 17 == 0 { y = .nan }
+                e.position = Vec3(x, y, 0)
+                out.append(e)
+            }
+        }
+        return out
+    }
+
+    /// The polygons asked about, each with its membership test (boundary included), and the path of
+    /// `sextant_inside` it takes.
+    static let areas: [(name: String, wkt: String, contains: @Sendable (Double, Double) -> Bool)] = [
+        ("a 4 m × 2 m rectangle on cell edges", "POLYGON((4 0, 8 0, 8 2, 4 2, 4 0))",
+         { x, y in x >= 4 && x <= 8 && y >= 0 && y <= 2 }),
+        ("a triangle over 625 cells, tested cell by cell", "POLYGON((-50 -50, 50 -50, -50 50, -50 -50))",
+         { x, y in x >= -50 && y >= -50 && x + y <= 0 }),
+        ("400 m × 300 m: columns of cells, looked up cell by cell", "POLYGON((-200 -100, 200 -100, 200 200, -200 200, -200 -100))",
+         { x, y in x >= -200 && x <= 200 && y >= -100 && y <= 200 }),
+        ("1,000 m × 1,000 m: ranges of cells per column", "POLYGON((-500 -500, 500 -500, 500 500, -500 500, -500 -500))",
+         { x, y in x >= -500 && x <= 500 && y >= -500 && y <= 500 }),
+        ("30 km × 20 m: one range of cells", "POLYGON((-15000 -10, 15000 -10, 15000 10, -15000 10, -15000 -10))",
+         { x, y in x >= -15_000 && x <= 15_000 && y >= -10 && y <= 10 }),
+    ]
+
+    @Test("inside a polygon and a time window, through the cell index: exact for small and large polygons, none without a place")
+    func insidePolygonAndWindow() throws {
+        let database = try TestPostgresDatabase()
+        defer { database.drop() }
+        let store = try PostgresHistoryStore(url: database.url)
+        #expect(store.isSpatial && store.hasCells, "PostGIS is in scripts/deps.d/postgres, so the test server has it")
+        let rows = Self.walk()
+        let writer = store.makeWriter(batchSize: 700, maxDelay: .milliseconds(5))
+        for e in rows { writer.append(e) }
+        writer.close()
+        #expect(writer.stats.positionsWritten == rows.count)
+        let from: Int64 = 40_000_000_000, to: Int64 = 200_000_000_000
+        let c = try PostgresConnection(url: database.url)
+        for area in Self.areas {
+            let expected = rows.filter { e in
+                e.time >= from && e.time < to && !e.position.x.isNaN && !e.position.y.isNaN && area.contains(e.position.x, e.position.y)
+            }.sorted { ($0.tag, $0.time) < ($1.tag, $1.time) }
+            let found = try store.positionsInside(site: "demo-warehouse", polygon: area.wkt, from: from, to: to)
+            #expect(found.count == expected.count, "\(area.name)")
+            #expect(found.map(\.tag) == expected.map(\.tag) && found.map(\.time) == expected.map(\.time), "\(area.name)")
+            #expect(!expected.isEmpty, "\(area.name): the walk reaches it")
+            // The documented query: the same rows with plain SQL.
+            let counted = try c.query("SELECT count(*) FROM sextant_inside(ST_GeomFromText($1), $2, $3)",
+                                      [area.wkt, String(from), String(to)])
+            #expect(Int(counted.int64(0, 0)) == expected.count, "\(area.name)")
+        }
+        // Over the whole time, a point of the lattice on the rectangle's edge at x = 8 (the next
+        // column's cell) is found too.
+        let edge = try store.positionsInside(site: "demo-warehouse", polygon: Self.areas[0].wkt)
+        #expect(edge.count == rows.filter { Self.areas[0].contains($0.position.x, $0.position.y) }.count)
+    }
+
+    @Test("the writer's cell is the server's sextant_cell: floor of x/4 and y/4, NULL without a place")
+    func writerCellMatchesServer() throws {
+        let database = try TestPostgresDatabase()
+        defer { database.drop() }
+        let store = try PostgresHistoryStore(url: database.url)
+        let values: [Double] = [0, -0.0, 3.999_999_999_999_999, 4, -4, -4.000_000_000_000_001, 1e-300, -1e-300,
+                                123_456.75, -8_589_934_592.5, 1e300, -1e300, .infinity, -.infinity, .nan]
+        let writer = store.makeWriter()
+        var time: Int64 = 0
+        for x in values {
+            for y in values {
+                var e = makeEstimate(tag: "T", time: time)
+                e.position = Vec3(x, y, 0)
+                writer.append(e)
+                time += 1
+            }
+        }
+        writer.close()
+        let c = try PostgresConnection(url: database.url)
+        let rows = try c.query("""
+            SELECT count(*), count(cell), count(*) FILTER (WHERE cell IS DISTINCT FROM sextant_cell(x, y)),
+                   count(*) FILTER (WHERE (cell IS NULL) <> (geom IS NULL))
+            FROM positions
+            """)
+        #expect(rows.int64(0, 0) == Int64(values.count * values.count))
+        #expect(rows.int64(0, 1) == Int64((values.count - 1) * (values.count - 1)), "NaN in x or y: no cell")
+        #expect(rows.int64(0, 2) == 0, "every cell as the server computes it")
+        #expect(rows.int64(0, 3) == 0, "a cell exactly where there is a point")
+        // The encoding: column × 2³² + row + 2³¹, the indices clamped to 32 bits.
+        #expect(PostgresSchema.cell(x: 0, y: 0) == 1 << 31)
+        #expect(PostgresSchema.cell(x: -0.1, y: 4) == -(1 << 32) + 1 + (1 << 31))
+        #expect(PostgresSchema.cell(x: .infinity, y: -.infinity) == Int64(Int32.max) << 32)
+        #expect(PostgresSchema.cell(x: 1, y: .nan) == nil)
+        let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
+        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_cell", "positions_pkey"],
+                "the cell B-tree, and no spatial index on geom")
+    }
+
+    @Test("a database with geom and its SP-GiST index gets cells from its rows, the B-tree, and loses the SP-GiST index")
+    func upgradeFromSpatialIndex() throws {
+        let database = try TestPostgresDatabase()
+        defer { database.drop() }
+        _ = try PostgresHistoryStore(url: database.url)
+        let c = try PostgresConnection(url: database.url)
+        // A database from before the cells.
+        try c.execute("""
+            DROP FUNCTION sextant_inside(geometry, bigint, bigint);
+            DROP INDEX positions_cell;
+            ALTER TABLE positions DROP COLUMN cell;
+            CREATE INDEX positions_geom ON positions USING spgist (geom);
+            """)
+        let old = try PostgresHistoryStore(url: database.url, spatial: false)
+        #expect(old.isSpatial && !old.hasCells)
+        let rows = Self.walk(tags: 3, steps: 100)
+        let writer = old.makeWriter()
+        for e in rows { writer.append(e) }
+        writer.close()
+        let area = Self.areas[1]
+        let before = try old.positionsInside(site: "demo-warehouse", polygon: area.wkt)
+        let store = try PostgresHistoryStore(url: database.url)
+        #expect(store.hasCells)
+        let filled = try c.query("SELECT count(*) FILTER (WHERE cell IS DISTINCT FROM sextant_cell(x, y)), count(cell) FROM positions")
+        #expect(filled.int64(0, 0) == 0)
+        #expect(filled.int64(0, 1) == Int64(rows.filter { !$0.position.x.isNaN && !$0.position.y.isNaN }.count))
+        let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
+        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_cell", "positions_pkey"])
+        let after = try store.positionsInside(site: "demo-warehouse", polygon: area.wkt)
+        let expected = rows.filter { !$0.position.x.isNaN && !$0.position.y.isNaN && area.contains($0.position.x, $0.position.y) }
+        #expect(before.count == expected.count && after.count == expected.count)
+        #expect(after.map(\.time) == before.map(\.time))
+    }
+}
