@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// A wake-up pipe: `signal()` from any thread makes the poll of the thread that watches `readEnd`
-/// return, and that thread `drain()`s it. The loop's `Poller` and each `MQTTClient` (which polls its
-/// own socket) have one. The one owner of both descriptors (non-blocking, closed in `deinit`).
+/// return, and that thread `drain()`s it. The loop's `Poller` and an MQTT client that polls its own
+/// socket (`MQTTClient` with `ownLoop`) each have one. The one owner of both descriptors
+/// (non-blocking, closed in `deinit`).
 ///
 /// Invariant for `@unchecked Sendable`: the descriptors never change after `init`; `signal` only
 /// writes a byte (a full pipe already wakes the reader), and only the polling thread calls `drain`.

@@ -43,7 +43,7 @@ final class MQTTBridge: @unchecked Sendable {
         output.clientID = config.effectiveClientID + "-out"
         output.will = (MQTTTopic.status(prefix: config.prefix, instance: config.instance), "offline")
         inClient = try MQTTClient(ingest)
-        outClient = try MQTTClient(output)
+        outClient = try MQTTClient(output, ownLoop: true)
         inbox = MQTTInbox(limit: config.maxInboxBytes, schedule: schedule)
         publisher = MQTTPublisher(client: outClient, config: config, logger: logger)
     }

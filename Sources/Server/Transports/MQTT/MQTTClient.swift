@@ -8,15 +8,13 @@ import Store
 /// when the broker goes away or refuses it.
 ///
 /// Threading invariant: the handle is created in `init` and destroyed in `deinit`; between `start()`
-/// and the end of `stop()` only the client's thread runs libmosquitto's loop calls on it, and other
-/// threads call only libmosquitto's thread-safe entry points (`mosquitto_publish`,
-/// `mosquitto_subscribe`: the handle is marked threaded, so they queue the packet), then signal the
-/// client's wake-up pipe. The client polls its socket and that pipe itself (`pollOnce`, instead of
-/// `mosquitto_loop`): it reads every packet that has arrived before it writes, so the acknowledgements
-/// of a burst of messages leave together, and when woken it runs `handlers.work` with the socket corked,
-/// so the packets that queues leave together too. The callbacks run on the client's thread. The mutable
-/// state shared with other threads (`connected`, `outstanding`, counters, the stop request and its flush
-/// deadline) is guarded by `lock`. That is why the class may be `@unchecked Sendable`.
+/// and the end of `stop()` only the client's thread runs `mosquitto_loop` on it, and other threads call
+/// only libmosquitto's thread-safe entry points (`mosquitto_publish`, `mosquitto_subscribe`: the handle
+/// is marked threaded, so they queue the packet and wake the loop). The callbacks run on the client's
+/// thread. A client made with `ownLoop` polls its socket itself (instead of `mosquitto_loop`), with a
+/// wake-up pipe that `requestWork()` and publishes from other threads signal; there `handlers.work` runs on the
+/// client's thread with the socket corked, so the packets it queues leave together. The mutable state shared with other threads (`connected`, `outstanding`, counters, the stop
+/// request and its flush deadline) is guarded by `lock`. That is why the class may be `@unchecked Sendable`.
 final class MQTTClient: @unchecked Sendable {
     /// What to connect to and how.
     struct Options: Sendable {
@@ -55,8 +53,8 @@ final class MQTTClient: @unchecked Sendable {
         var problem: (String) -> Void = { _ in }
         /// The broker acknowledged a subscription (SUBACK).
         var subscribed: (MQTTClient) -> Void = { _ in }
-        /// `requestWork()` was called. Publish with `publishOnClientThread`; the socket is corked
-        /// meanwhile, and what was queued is written once it returns.
+        /// `ownLoop` only: `requestWork()` was called. Publish with `publishOnClientThread`; the socket is
+        /// corked meanwhile, and what was queued is written once it returns.
         var work: () -> Void = {}
     }
 
@@ -77,14 +75,16 @@ final class MQTTClient: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
-    /// What wakes the client's `poll` when another thread queued a packet or asked for work.
-    private let wakeUp: WakePipe
+    /// `ownLoop`: what wakes the client's `poll` (nil: `mosquitto_loop` polls).
+    private let wakeUp: WakePipe?
 
     /// Creates the handle and applies the options (nothing is connected before `start`).
+    /// - Parameter ownLoop: poll the socket with a wake-up pipe and run `handlers.work` when woken
+    ///   (the output client), instead of libmosquitto's `mosquitto_loop`.
     /// - Throws: `MQTTError` when libmosquitto refuses an option (e.g. an unreadable CA file).
-    init(_ options: Options) throws(MQTTError) {
+    init(_ options: Options, ownLoop: Bool = false) throws(MQTTError) {
         self.options = options
-        do { wakeUp = try WakePipe() } catch {
+        do { wakeUp = ownLoop ? try WakePipe() : nil } catch {
             throw MQTTError(code: MOSQ_ERR_ERRNO.rawValue, context: "creating the wake-up pipe: \(error)")
         }
         MQTTClient.initialiseLibrary
@@ -174,9 +174,7 @@ final class MQTTClient: @unchecked Sendable {
     /// Asks the broker to subscribe this client to `pattern`. Any thread.
     @discardableResult
     func subscribe(_ pattern: String, qos: Int32) -> Int32 {
-        let rc = mosquitto_subscribe(handle, nil, pattern, qos)
-        wakeUp.signal()   // its poll does not watch libmosquitto's socket pair
-        return rc
+        mosquitto_subscribe(handle, nil, pattern, qos)
     }
 
     /// Queues one message (libmosquitto copies topic and payload). Any thread; never blocks.
@@ -184,7 +182,7 @@ final class MQTTClient: @unchecked Sendable {
     @discardableResult
     func publish(topic: UnsafePointer<CChar>, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool) -> Int32 {
         let rc = publishOnClientThread(topic: topic, payload: payload, qos: qos, retain: retain)
-        wakeUp.signal()   // its poll does not watch libmosquitto's socket pair
+        wakeUp?.signal()   // its own poll does not watch libmosquitto's socket pair
         return rc
     }
 
@@ -196,8 +194,8 @@ final class MQTTClient: @unchecked Sendable {
         return rc
     }
 
-    /// Runs `handlers.work` on the client's thread soon. Any thread; never blocks.
-    func requestWork() { wakeUp.signal() }
+    /// `ownLoop`: runs `handlers.work` on the client's thread soon. Any thread; never blocks.
+    func requestWork() { wakeUp?.signal() }
 
     /// Stops the thread: waits up to `flush` seconds for queued messages to go out, disconnects cleanly
     /// (the broker does not publish the will), and returns once the thread has ended. Idempotent.
@@ -210,7 +208,6 @@ final class MQTTClient: @unchecked Sendable {
         }
         guard first else { return }
         wake.signal()
-        wakeUp.signal()
         finished.wait()
         finished.signal()
         // The thread's closure holds this client: let the finished thread go, so the client can.
@@ -235,7 +232,7 @@ final class MQTTClient: @unchecked Sendable {
             }
             var loopRC = MOSQ_ERR_SUCCESS.rawValue
             while !lock.withLock({ stopRequested }) {
-                loopRC = pollOnce()
+                loopRC = wakeUp.map(pollOnce) ?? mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
                 if loopRC != MOSQ_ERR_SUCCESS.rawValue { break }
                 if isConnected { delay = options.reconnectDelay }
             }
@@ -253,18 +250,14 @@ final class MQTTClient: @unchecked Sendable {
         disconnectCleanly()
     }
 
-    /// Milliseconds `pollOnce` waits for the socket (a publish from another thread wakes it sooner).
+    /// Milliseconds `mosquitto_loop` waits for the socket (a publish from another thread wakes it sooner).
     private static let loopTimeoutMilliseconds: Int32 = 100
-    /// Most packets read in one go before the client writes (`pollOnce`).
-    static let maxPacketsPerRead = 64
 
-    /// One turn of the client's loop, in place of `mosquitto_loop`: waits for the socket or the wake-up
-    /// pipe; when woken, runs `handlers.work` with the socket corked and writes what it queued in as few
-    /// segments as the kernel can; then reads the packets that have arrived, writes what is left, and
-    /// keeps the connection alive. - Returns: the first failing libmosquitto result (the connection is
-    /// then closed), else success.
-    private func pollOnce() -> Int32 {
-        let w = wakeUp
+    /// `ownLoop`'s `mosquitto_loop`: waits for the socket or the wake-up pipe; when woken, runs
+    /// `handlers.work` with the socket corked and writes what it queued in as few segments as the
+    /// kernel can; then reads, writes what is left, and keeps the connection alive. - Returns: the
+    /// first failing libmosquitto result (the connection is then closed), else success.
+    private func pollOnce(_ w: WakePipe) -> Int32 {
         let ok = MOSQ_ERR_SUCCESS.rawValue
         let sock = mosquitto_socket(handle)
         guard sock >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
@@ -281,7 +274,7 @@ final class MQTTClient: @unchecked Sendable {
             if rc != ok { return rc }
         }
         if fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-            let rc = readArrived(sock)
+            let rc = mosquitto_loop_read(handle, 1)
             if rc != ok { return rc }
         }
         if mosquitto_want_write(handle) {
@@ -289,33 +282,6 @@ final class MQTTClient: @unchecked Sendable {
             if rc != ok { return rc }
         }
         return mosquitto_loop_misc(handle)
-    }
-
-    /// Reads the packets that have arrived, up to `maxPacketsPerRead`: libmosquitto reads one packet a
-    /// call. With more than one, the socket is corked until what their callbacks queued (a QoS 1
-    /// message's PUBACK) is written, so the acknowledgements of a burst leave in one segment, and the
-    /// broker reads them at once, instead of one segment, and one wake-up of the broker, each.
-    /// - Returns: the first failing libmosquitto result, else success.
-    private func readArrived(_ sock: Int32) -> Int32 {
-        let ok = MOSQ_ERR_SUCCESS.rawValue
-        var rc = mosquitto_loop_read(handle, 1)
-        guard rc == ok, Self.bytesWaiting(sock) > 0 else { return rc }
-        Self.cork(sock, true)
-        var packets = 1
-        repeat {
-            rc = mosquitto_loop_read(handle, 1)
-            packets += 1
-        } while rc == ok && packets < Self.maxPacketsPerRead && Self.bytesWaiting(sock) > 0
-        guard rc == ok else { return rc }   // the connection is gone, and the socket with it
-        if mosquitto_want_write(handle) { rc = mosquitto_loop_write(handle, 1) }
-        if rc == ok { Self.cork(sock, false) }
-        return rc
-    }
-
-    /// Bytes the kernel holds for reading on `fd` (0 on error).
-    private static func bytesWaiting(_ fd: Int32) -> Int32 {
-        var n: Int32 = 0
-        return ioctl(fd, UInt(FIONREAD), &n) == 0 ? n : 0
     }
 
     /// TCP_CORK on or off: while on, the kernel holds partial segments, so libmosquitto's one `send`
@@ -337,7 +303,7 @@ final class MQTTClient: @unchecked Sendable {
     private func disconnectCleanly() {
         guard isConnected else { return }
         lock.withLock { discarding = true }
-        handlers.work()   // what was handed over before the stop
+        if wakeUp != nil { handlers.work() }   // what was handed over before the stop
         _ = mosquitto_loop_write(handle, 1)
         let deadline = lock.withLock { flushDeadline }
         while outstanding > 0 && ServiceClock.monotonicNow() < deadline {
