@@ -1,8 +1,9 @@
 /// Where PostGIS is available, `positions` gets two more columns, which the history writer fills in
 /// its `COPY`: `geom`, the 2-D point (x, y) in the site frame (metres, SRID 0; NULL when x or y is
 /// NaN), and `cell`, the square of a 4 m grid that holds the point (NULL likewise). The index is a
-/// B-tree on `(cell, t_ns)`, cheaper to insert into than a spatial index on `geom` (1.2 µs per row on
-/// the server against SP-GiST's 5.2, measured with `psql`), and narrower for a short time window:
+/// B-tree on `(cell, t_ns)`, cheaper to insert into than a spatial index on `geom` (3.6–4.3 µs per row
+/// on the server against SP-GiST's 5.9–6.8, measured with `psql`: docs/storage.md), and narrower for a
+/// short time window:
 /// "who was inside this polygon between t1 and t2" is `sextant_inside(polygon, t1, t2)`, which looks
 /// up the cells that cover the polygon, each over the time window, and keeps the rows whose `geom`
 /// intersects the polygon exactly. Applied at each open after the migrations, and not a migration,
