@@ -162,29 +162,18 @@ static inline int sextant_scan_ranging(const uint8_t *p, size_t n, sextant_rangi
     size_t i = (size_t)key_end + 1;
     unsigned fields = 0;
     for (;;) {
-        if (n - i > 9 && __builtin_memcmp(p + i, "distance=", 9) == 0) {
-            if (fields & 1) return 0;
-            fields |= 1;
-            i += 9;
-            if (!sextant_plain_decimal(p, &i, n, &r->distance)) return 0;
-        } else if (n - i > 4 && __builtin_memcmp(p + i, "std=", 4) == 0) {
-            if (fields & 2) return 0;
-            fields |= 2;
-            i += 4;
-            if (!sextant_plain_decimal(p, &i, n, &r->std)) return 0;
-        } else if (n - i > 8 && __builtin_memcmp(p + i, "azimuth=", 8) == 0) {
-            if (fields & 4) return 0;
-            fields |= 4;
-            i += 8;
-            if (!sextant_plain_decimal(p, &i, n, &r->azimuth)) return 0;
-        } else if (n - i > 10 && __builtin_memcmp(p + i, "elevation=", 10) == 0) {
-            if (fields & 8) return 0;
-            fields |= 8;
-            i += 10;
-            if (!sextant_plain_decimal(p, &i, n, &r->elevation)) return 0;
-        } else {
-            return 0;
-        }
+        unsigned bit;
+        size_t name;
+        double *value;
+        if (n - i > 9 && __builtin_memcmp(p + i, "distance=", 9) == 0) { bit = 1; name = 9; value = &r->distance; }
+        else if (n - i > 4 && __builtin_memcmp(p + i, "std=", 4) == 0) { bit = 2; name = 4; value = &r->std; }
+        else if (n - i > 8 && __builtin_memcmp(p + i, "azimuth=", 8) == 0) { bit = 4; name = 8; value = &r->azimuth; }
+        else if (n - i > 10 && __builtin_memcmp(p + i, "elevation=", 10) == 0) { bit = 8; name = 10; value = &r->elevation; }
+        else return 0;
+        if (fields & bit) return 0;
+        fields |= bit;
+        i += name;
+        if (!sextant_plain_decimal(p, &i, n, value)) return 0;
         if (i < n && p[i] == ',') { i++; continue; }
         break;
     }
