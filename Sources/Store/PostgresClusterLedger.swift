@@ -86,7 +86,7 @@ public final class PostgresClusterLedger: @unchecked Sendable {
             """)
         try c.execute("BEGIN")
         do {
-            try c.query("SELECT pg_advisory_xact_lock(7400)")  // the migrations' lock: one creator at a time
+            try c.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")  // one creator at a time
             try c.execute(Self.schemaSQL)
             try c.query("""
                 INSERT INTO cluster_instances (id, started_at, heartbeat_at, backend_pid, sites)

@@ -48,7 +48,7 @@ extension PostgresSchema {
 
     /// `cell` with its index and functions, filled from x and y where `geom` has a point, and the
     /// spatial index on `geom` of a database made before `cell` dropped (every insert paid for it).
-    /// Idempotent; run under the migrations' advisory lock. On a big history the fill rewrites every
+    /// Idempotent; run under the schema's advisory lock (`schemaLock`). On a big history the fill rewrites every
     /// row once, holding the table's lock meanwhile.
     static let cellSQL = """
         ALTER TABLE positions ADD COLUMN IF NOT EXISTS cell bigint;
@@ -182,7 +182,7 @@ extension PostgresSchema {
             geometry = .plain
         }
         let cells = hasCells(connection)
-            || run("BEGIN; SELECT pg_advisory_xact_lock(7400); \(cellSQL) COMMIT;", on: connection)
+            || run("BEGIN; SELECT pg_advisory_xact_lock(\(schemaLock)); \(cellSQL) COMMIT;", on: connection)
         return Spatial(geometry: geometry, cells: cells)
     }
 

@@ -83,6 +83,11 @@ public enum PostgresSchema {
             """),
     ]
 
+    /// The key of the transaction-level advisory lock that every schema change holds (the migrations,
+    /// the spatial columns, the cluster tables), so that two processes opening one database do not
+    /// race: Sextant's ingest port.
+    static let schemaLock = 7400
+
     /// The value column names, in `PostgresCopyBuffer.position` order (after `tag_id, t_ns`).
     static let valueColumnNames = StoreSchema.valueColumnNames
 
@@ -95,7 +100,7 @@ public enum PostgresSchema {
         var applied: [Int] = []
         try connection.execute("BEGIN")
         do {
-            try connection.query("SELECT pg_advisory_xact_lock(7400)")  // the lock's key: Sextant's ingest port
+            try connection.query("SELECT pg_advisory_xact_lock(\(schemaLock))")
             // Under the lock: two processes creating the table at once collide in the catalog
             // (23505 on pg_type) even with IF NOT EXISTS.
             try connection.execute("""
