@@ -119,6 +119,13 @@ final class StreamingProcess {
     }
 }
 
+/// The value of the metric line `name value` (name with its labels) in the port's `/metrics`, or nil.
+func metricValue(_ port: UInt16, _ name: String) throws -> Int? {
+    let body = try curl(port, "/metrics").body
+    let line = body.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+    return line.flatMap { Int($0.split(separator: " ").last ?? "") }
+}
+
 /// Runs a WebSocket client (Python `websockets`) that collects messages until `script` says stop;
 /// the script gets `url` as `sys.argv[1]` and prints what the test checks.
 func webSocketClient(_ url: String, _ script: String, args: [String] = [], timeout: Double = 30) throws -> ToolRun {

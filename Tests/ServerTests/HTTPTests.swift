@@ -135,10 +135,8 @@ let webSocketHandshake = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebS
         #expect(!t.log.waitFor("http stream subscribed", timeout: 10).isEmpty)
         try t.ingest(demoLines(tags: 2, seconds: 2))
         #expect(s.read { $0.components(separatedBy: "data: {\"type\":\"position\"").count > 5 }, "\(s.text.prefix(200))")
-        let m = try curl(t.httpPort, "/metrics").body
-        let wake = m.split(separator: "\n").first { $0.hasPrefix("sextant_http_stream_writes_total{at=\"wake\"} ") }
-        let n = wake.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
-        #expect(n > 0, "stream writes at the wake: \(wake ?? "none")")
+        let n = try metricValue(t.httpPort, "sextant_http_stream_writes_total{at=\"wake\"}")
+        #expect((n ?? 0) > 0, "stream writes at the wake: \(n.map(String.init) ?? "none")")
     }
 
     @Test("WebSocket: one JSON message per output, line protocol on request, filters")
