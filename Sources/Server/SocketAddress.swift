@@ -50,12 +50,12 @@ struct SocketAddress {
                 var a = raw.load(as: sockaddr_in.self)
                 var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
                 guard inet_ntop(AF_INET, &a.sin_addr, &text, socklen_t(INET_ADDRSTRLEN)) != nil else { return "?" }
-                return String(cString: text) + ":\(UInt16(bigEndian: a.sin_port))"
+                return String(cBuffer: text) + ":\(UInt16(bigEndian: a.sin_port))"
             case AF_INET6:
                 var a = raw.load(as: sockaddr_in6.self)
                 var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
                 guard inet_ntop(AF_INET6, &a.sin6_addr, &text, socklen_t(INET6_ADDRSTRLEN)) != nil else { return "?" }
-                return "[" + String(cString: text) + "]:\(UInt16(bigEndian: a.sin6_port))"
+                return "[" + String(cBuffer: text) + "]:\(UInt16(bigEndian: a.sin6_port))"
             default:
                 return "?"
             }
@@ -72,5 +72,12 @@ struct SocketAddress {
             default: 0
             }
         }
+    }
+}
+
+extension String {
+    /// The text of a C character buffer up to its first NUL (all of it without one), as UTF-8.
+    init(cBuffer: [CChar]) {
+        self = cBuffer.withUnsafeBytes { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }

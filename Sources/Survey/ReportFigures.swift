@@ -1,5 +1,5 @@
 import Numerics
-public import Positioning
+internal import Positioning
 
 /// The figures of an accuracy report. Each is drawn on a canvas of its `size`; charts keep their
 /// legend in the right margin, and labels inside a chart go where they cover no data.

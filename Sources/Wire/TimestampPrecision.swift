@@ -1,4 +1,4 @@
-public import Positioning
+internal import Positioning
 
 /// The unit of the timestamps on ingest lines, as InfluxDB's `precision`: nanoseconds (the default),
 /// microseconds, milliseconds or seconds since the Unix epoch. The decoder turns each timestamp into

@@ -55,8 +55,10 @@ import SextantTestSupport
             try s.writeAll(Array("subscribe\n".utf8))
             stalled.append(s)
         }
-        #expect(log.waitFor(TestService.subscribed, count: 5, timeout: 10).count == 5)
-        let text = try StatsClient.request(host: "127.0.0.1", port: service.feedPort, timeout: 20 * testTimeScale)
+        // A debug build encodes each subscriber's first chunks (until its socket's buffers are full) at
+        // about 0.5 ms a line: seconds on a loaded machine.
+        #expect(log.waitFor(TestService.subscribed, count: 5, timeout: 30).count == 5)
+        let text = try StatsClient.request(host: "127.0.0.1", port: service.feedPort, timeout: 30 * testTimeScale)
         #expect(text.contains("# positions_remembered=30000\n"))
         let queued = service.feedQueuedLines()
         #expect(queued.count == 5)

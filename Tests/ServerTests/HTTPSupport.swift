@@ -93,7 +93,7 @@ final class StreamingProcess {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        fcntl(out.fileHandleForReading.fileDescriptor, F_SETFL, O_NONBLOCK)
+        _ = fcntl(out.fileHandleForReading.fileDescriptor, F_SETFL, O_NONBLOCK)
     }
 
     /// Reads until `condition(text)` holds or `timeout` seconds passed; returns whether it held.

@@ -1,4 +1,4 @@
-public import Positioning
+internal import Positioning
 public import Wire
 public import Server
 

@@ -78,7 +78,7 @@ struct FixedDecimalReferenceTests {
     /// Values around every power of ten, the 2^52 limit, ties, and the clamps.
     static let edges: [Double] = {
         var values: [Double] = [0, -0.0, .nan, .infinity, -.infinity, 1e18, 1e18.nextUp, 4_503_599_627_370_496,
-                                4_503_599_627_370_495.5, 9_007_199_254_740_993, 0.5, 1.5, 2.5, 0.125, 0.375,
+                                4_503_599_627_370_495.5, 9_007_199_254_740_994, 0.5, 1.5, 2.5, 0.125, 0.375,
                                 .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e-300, 99.99995, 9.99995]
         for k in -25...20 {
             let p = NumberParsing.pow10(abs(k))

@@ -96,7 +96,7 @@ extension HTTPServer {
 
     private func versionIs13(_ wsi: OpaquePointer) -> Bool {
         var b = [CChar](repeating: 0, count: 8)
-        return lws_hdr_copy(wsi, &b, Int32(b.count), WSI_TOKEN_VERSION) == 2 && String(cString: b) == "13"
+        return lws_hdr_copy(wsi, &b, Int32(b.count), WSI_TOKEN_VERSION) == 2 && String(cBuffer: b) == "13"
     }
 
     /// The request's method, path, query, token and peer, read from lws's header table.
@@ -137,7 +137,7 @@ extension HTTPServer {
         var peer = [CChar](repeating: 0, count: 64)
         _ = lws_get_peer_simple(wsi, &peer, peer.count)
         return HTTPRequest(method: method, path: path, query: query, token: token,
-                           peer: String(cString: peer))
+                           peer: String(cBuffer: peer))
     }
 }
 
