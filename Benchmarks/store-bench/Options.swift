@@ -3,12 +3,13 @@ import Foundation
 /// The command line of `store-bench`.
 struct Options {
     static let help = """
-        USAGE: store-bench [--rows N] [--quick] [--dir DIR] [--keep] [--seed N] [--postgres URL] [--inserts-only]
+        USAGE: store-bench [--rows N] [--quick] [--dir DIR] [--keep] [--seed N] [--postgres URL] [--inserts-only] [--no-postgis] [--scattered]
 
         Measures the history store (SQLite) of 'sextant serve' and prints each figure next to its target:
           insert rate   positions/s through the real HistoryWriter (batches on its thread), with 1,000
-                        tags and with 10,000 tags interleaved (one row per tag every 0.1-0.2 s),
-                        into an empty database and into the big one (target >= 200,000/s)
+                        tags and with 10,000 tags interleaved (one row per tag every 0.1-0.2 s,
+                        each tag walking at up to 1.5 m/s), into an empty database and into the
+                        big one (target >= 200,000/s)
           hour of one tag   HistoryStore.forEachPositionPage, the query 'sextant history --tag'
                         runs, on the big history: median and max over random tags and hours, cold-ish
                         (fresh connection, the file dropped from the OS cache) and warm (target <= 50 ms)
@@ -25,13 +26,15 @@ struct Options {
           --rows N     rows in the big history (default 50000000)
           --quick      2,000,000 rows, shorter insert runs (a smoke test: a few tens of seconds)
           --dir DIR    where to put the databases (default: a new temporary directory)
-          --keep       keep the databases afterwards (default: removed)
+          --keep       keep the databases afterwards, PostgreSQL's too (default: removed)
           --seed N     random seed for values, tags and hours (default 1)
           --postgres URL   also run each insert run against PostgreSQL (COPY), next to SQLite: URL names
                        a server (postgres://user@host:port/postgres); each run gets a new database,
                        created and dropped with psql
           --inserts-only   only the insert runs (no big history)
           --no-postgis     with --postgres: open the databases without the PostGIS column and index
+          --scattered  each row of the insert runs anywhere in the site, independent of the tag's
+                       last one (not a walk: every row a new grid cell, the most visits PostGIS stores)
           -h, --help   show this help
         """
 
@@ -43,6 +46,7 @@ struct Options {
     var postgres: String?
     var insertsOnly = false
     var noPostGIS = false
+    var scattered = false
 
     /// Parses `arguments` (without the program name); prints the help and exits 0 for `--help`,
     /// prints the problem and exits 64 for a usage error.
@@ -70,6 +74,7 @@ struct Options {
             case "--postgres": postgres = value("--postgres")
             case "--inserts-only": insertsOnly = true
             case "--no-postgis": noPostGIS = true
+            case "--scattered": scattered = true
             case "--seed":
                 let v = value("--seed")
                 guard let n = UInt64(v) else { Self.fail("--seed must be a non-negative integer, got '\(v)'") }

@@ -60,19 +60,33 @@ struct InsertRun {
 /// 0.2 s delay) as fast as it takes them, and times from the first append until `flush` returns.
 ///
 /// The rows interleave `tags` tags: round r gives every tag one row, at `start + r × 0.15 s` plus a
-/// per-tag jitter of ±0.05 s, so each tag reports every 0.1–0.2 s, as live tags do. The producer
+/// per-tag jitter of ±0.05 s, so each tag reports every 0.1–0.2 s, as live tags do. Each tag walks:
+/// it starts anywhere in the 60 m × 40 m site, and its velocity (up to 1.5 m/s each way, turned a
+/// little at every row) carries it on, off the walls; `scattered` puts each row anywhere instead
+/// (every row in another grid cell: the most visits `cell_visits` can get). The producer
 /// waits while more than 200,000 rows are pending, so nothing is dropped: the writer's backlog
 /// makes its batches larger, exactly as under a real load.
-func measureInserts(store: any HistoryStorage, tags: Int, rows: Int, start: Int64, seed: UInt64) -> InsertRun {
+func measureInserts(store: any HistoryStorage, tags: Int, rows: Int, start: Int64, seed: UInt64,
+                    scattered: Bool = false) -> InsertRun {
     let names = tagNames(tags)
     var random = SeededRandom(seed: seed)
     // Rows made before the clock starts: the figure is the store's, not the generator's.
     var batch: [PositionEstimate] = []
     batch.reserveCapacity(rows)
+    var walkers = (0..<tags).map { _ in
+        Walker(x: random.nextUniform(0, 60), y: random.nextUniform(0, 40),
+               vx: random.nextUniform(-1.5, 1.5), vy: random.nextUniform(-1.5, 1.5))
+    }
     for i in 0..<rows {
         let round = Int64(i / tags), tag = i % tags
         let jitter = Int64(random.nextUniform(-0.05, 0.05) * 1e9)
-        batch.append(makeRow(tag: names[tag], time: start + round * 150_000_000 + jitter, random: &random))
+        var row = makeRow(tag: names[tag], time: start + round * 150_000_000 + jitter, random: &random)
+        if !scattered {
+            walkers[tag].step(seconds: round == 0 ? 0 : 0.15, turn: random.nextUniform(-0.2, 0.2), random.nextUniform(-0.2, 0.2))
+            row.position = Vec3(walkers[tag].x, walkers[tag].y, 1.2)
+            row.velocity = Vec3(walkers[tag].vx, walkers[tag].vy, 0)
+        }
+        batch.append(row)
     }
     let writer = store.makeWriter()
     let clock = ContinuousClock.now
@@ -90,4 +104,19 @@ func measureInserts(store: any HistoryStorage, tags: Int, rows: Int, start: Int6
     writer.close()
     return InsertRun(rows: stats.positionsWritten, seconds: elapsed, cpuSeconds: cpuSeconds, batches: stats.batches,
                      dropped: stats.droppedRows)
+}
+
+/// A tag walking in the 60 m × 40 m site: position (m) and velocity (m/s, each way within ±1.5).
+struct Walker {
+    var x: Double, y: Double, vx: Double, vy: Double
+
+    /// Turns the velocity by (`dvx`, `dvy`) m/s (clamped), moves on for `seconds`, and bounces off the walls.
+    mutating func step(seconds: Double, turn dvx: Double, _ dvy: Double) {
+        vx = min(max(vx + dvx, -1.5), 1.5)
+        vy = min(max(vy + dvy, -1.5), 1.5)
+        x += vx * seconds
+        y += vy * seconds
+        if x < 0 || x > 60 { vx = -vx; x = min(max(x, 0), 60) }
+        if y < 0 || y > 40 { vy = -vy; y = min(max(y, 0), 40) }
+    }
 }

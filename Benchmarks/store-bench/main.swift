@@ -69,7 +69,8 @@ do {
         let dir = (root as NSString).appendingPathComponent("insert-\(tags)")
         progress("insert run: \(fmt(Double(insertRows))) rows, \(fmt(Double(tags))) tags, empty database")
         var store: HistoryStore? = try HistoryStore(directory: dir)
-        let run = measureInserts(store: store!, tags: tags, rows: insertRows, start: t0, seed: options.seed)
+        let run = measureInserts(store: store!, tags: tags, rows: insertRows, start: t0, seed: options.seed,
+                                 scattered: options.scattered)
         let path = store!.path
         store = nil  // the last connection closes: checkpointed, WAL removed
         insertFigure("insert, \(fmt(Double(tags))) tags, empty database", run)
@@ -81,7 +82,8 @@ do {
             let pg = try PostgresHistoryStore(url: database.url, spatial: !options.noPostGIS)
             let spatial = pg.isSpatial
             let serverBefore = database.serverCPUSeconds()
-            var pgRun = measureInserts(store: pg, tags: tags, rows: insertRows, start: t0, seed: options.seed)
+            var pgRun = measureInserts(store: pg, tags: tags, rows: insertRows, start: t0, seed: options.seed,
+                                       scattered: options.scattered)
             // The server does most of the work: its CPU counts too (when it runs on this machine).
             if let before = serverBefore, let after = database.serverCPUSeconds() {
                 pgRun.serverCPUSeconds = after - before
@@ -90,7 +92,7 @@ do {
             insertFigure("insert PostgreSQL\(spatial ? "+PostGIS" : "")\(serverBefore == nil ? " (client CPU only)" : ""), "
                          + "\(fmt(Double(tags))) tags", pgRun)
             figure("  PostgreSQL / SQLite, wall rows/s", fmt(pgRun.rate / run.rate, 2) + "x", target: "printed", pass: nil)
-            database.drop()
+            if options.keep { print("kept: \(database.url)") } else { database.drop() }
         }
     }
     if options.insertsOnly {

@@ -3,7 +3,9 @@ internal import Positioning
 /// Writes batches of history rows to PostgreSQL in one transaction each, on the `HistoryWriter`'s
 /// thread, with `COPY … FROM STDIN (FORMAT binary)`: positions straight into `positions`, each
 /// tag's newest row through a staging table into `last_positions` (an upsert that keeps the newer),
-/// and recorded lines and zone events into their tables.
+/// and recorded lines and zone events into their tables. With PostGIS, each row carries its point,
+/// and the rows that start a visit of a grid cell (`CellVisits`) are also copied into `cell_visits`,
+/// in the same transaction.
 ///
 /// A position repeating a stored (tag, time) makes the direct `COPY` fail on the primary key; the
 /// batch is then written again through a staging table with `ON CONFLICT DO UPDATE`, so that the
@@ -21,29 +23,36 @@ final class PostgresBatchWriter: HistoryBatchWriting {
 
     /// True when `positions.geom` is a plain column: each row carries its point, written by the client as WKB.
     let geometry: Bool
-    /// True when `positions.cell` exists: each row carries its grid cell (`PostgresSchema.cell`).
+    /// True when `cell_visits` exists: each batch stores the visits its rows start.
     let cells: Bool
+    /// The visits this writer has stored (touched only by its thread, like everything here).
+    private var visits = CellVisits()
     private let copyPositions: String, copyStage: String, upsertPositions: String
 
     /// A writer for the database at `url`, already migrated; nothing is opened until the first batch.
     /// - Parameters:
     ///   - geometry: whether `positions` has PostGIS's `geom` as a plain column, which each row then fills.
-    ///   - cells: whether `positions` has `cell`, which each row then fills.
+    ///   - cells: whether the database has `cell_visits`, which each batch then fills.
     init(url: String, geometry: Bool = false, cells: Bool = false) {
         self.url = url
         self.geometry = geometry
         self.cells = cells
-        let columns = Self.positionColumns + (geometry ? ", geom" : "") + (cells ? ", cell" : "")
+        let columns = Self.positionColumns + (geometry ? ", geom" : "")
         copyPositions = "COPY positions (\(columns)) FROM STDIN (FORMAT binary)"
         copyStage = "COPY sextant_stage (\(columns)) FROM STDIN (FORMAT binary)"
         upsertPositions = """
             INSERT INTO positions (\(columns)) SELECT \(columns) FROM sextant_stage
-            ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(Self.updateValues)\(geometry ? ", geom = excluded.geom" : "")\(cells ? ", cell = excluded.cell" : "")
+            ON CONFLICT (tag_id, t_ns) DO UPDATE SET \(Self.updateValues)\(geometry ? ", geom = excluded.geom" : "")
             """
     }
 
     static let positionColumns = "tag_id, t_ns, \(PostgresSchema.valueColumnNames)"
     static let copyMeasurements = "COPY measurements (site, t_ns, line) FROM STDIN (FORMAT binary)"
+    static let copyVisits = "COPY cell_visits (cell, t_ns, tag_id) FROM STDIN (FORMAT binary)"
+    /// Holds retention from raising `cell_visits_pruned` until the batch commits, then reads it: the
+    /// visits from then on stay while the batch relies on them.
+    static let lockVisits = "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.visitsLock))"
+    static let readPruned = "SELECT before_ns FROM cell_visits_pruned"
     static let copyZoneEvents = "COPY zone_events (site, tag, zone, event, t_ns) FROM STDIN (FORMAT binary)"
     static let updateValues = """
         t_ns = excluded.t_ns, x = excluded.x, y = excluded.y, z = excluded.z,
@@ -94,9 +103,15 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         let c = try open()
         do {
             try c.execute("BEGIN")
+            if cells {
+                try c.execute(Self.lockVisits)
+                let pruned = try c.query(Self.readPruned)
+                visits.begin(prunedBefore: pruned.count == 1 ? pruned.int64(0, 0) : .max)
+            }
             try insert(positions, into: c, replacing: replacing)
             try insert(rows, into: c)
             try c.execute("COMMIT")
+            visits.commit()
         } catch {
             tagIDs.removeAll()
             if c.isOpen { try? c.execute("ROLLBACK") } else { connection = nil }
@@ -108,6 +123,7 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         if let connection, connection.isOpen { return connection }
         connection = nil
         tagIDs.removeAll()
+        visits.forget()
         let opened = try PostgresConnection(url: url)
         // Each batch commits its rows; an acknowledged flush should survive a server crash, so the
         // commit waits for the WAL flush (the server's default, stated here so no setting weakens it).
@@ -119,21 +135,24 @@ final class PostgresBatchWriter: HistoryBatchWriting {
                 vx double precision, vy double precision, vz double precision, sigma double precision,
                 cxx double precision, cxy double precision, cyy double precision,
                 cxz double precision, cyz double precision, czz double precision,
-                anchors integer NOT NULL, motion text NOT NULL\(geometry ? ", geom geometry(Point)" : "")\(cells ? ", cell bigint" : "")) ON COMMIT DELETE ROWS;
+                anchors integer NOT NULL, motion text NOT NULL\(geometry ? ", geom geometry(Point)" : "")) ON COMMIT DELETE ROWS;
             CREATE TEMP TABLE sextant_new_tags (site text NOT NULL, tag text NOT NULL) ON COMMIT DELETE ROWS;
             """)
         connection = opened
         return opened
     }
 
-    /// Bytes of one position row in the COPY input with its point and cell, at most:
-    /// 2 + 12 + 12 + 13 × 12 + 8 + 14 + 25 + 12 = 241.
-    static let rowBytes = 244
+    /// Bytes of one position row in the COPY input with its point, at most:
+    /// 2 + 12 + 12 + 13 × 12 + 8 + 14 + 25 = 229.
+    static let rowBytes = 232
+    /// Bytes of one visit row: 2 + 3 × 12.
+    static let visitBytes = 38
     /// Rows per chunk of a streamed `COPY` (about 64 KiB): small enough that the server starts on the
     /// first rows soon, large enough that each chunk is a few large socket writes.
     static let chunkRows = 280
 
-    /// Copies the rows in (tag, time) order, then upserts each tag's newest row into `last_positions`.
+    /// Copies the rows in (tag, time) order and the visits they start, then upserts each tag's newest
+    /// row into `last_positions`.
     private func insert(_ positions: [PositionEstimate], into c: PostgresConnection, replacing: Bool) throws {
         guard !positions.isEmpty else { return }
         var order: [(tagID: Int64, time: Int64, index: Int)] = []
@@ -161,19 +180,28 @@ final class PostgresBatchWriter: HistoryBatchWriting {
         order.sort { ($0.tagID, $0.time, $0.index) < ($1.tagID, $1.time, $1.index) }
         // A repeated (tag, time) within the batch: the later row wins, so keep the last of each run.
         // Streamed: the server inserts a chunk's rows while the next chunk is being encoded.
+        // The visits of exactly the rows written (the last of each repeated (tag, time)).
+        var started = PostgresCopyBuffer(capacity: cells ? 64 * Self.visitBytes : 0), visitCount = 0
         try c.copy(replacing ? copyStage : copyPositions) { send in
             var copy = PostgresCopyBuffer(capacity: min(positions.count, Self.chunkRows) * Self.rowBytes + Self.rowBytes)
             for (i, row) in order.enumerated()
             where i == order.count - 1 || order[i + 1].tagID != row.tagID || order[i + 1].time != row.time {
-                copy.position(positions[row.index], tagID: row.tagID, geometry: geometry, cell: cells)
+                let e = positions[row.index]
+                copy.position(e, tagID: row.tagID, geometry: geometry)
+                if cells, let cell = PostgresSchema.cell(x: e.position.x, y: e.position.y),
+                   visits.starts(tagID: row.tagID, time: row.time, cell: cell) {
+                    started.visit(cell: cell, time: row.time, tagID: row.tagID)
+                    visitCount += 1
+                }
                 if copy.count >= Self.chunkRows * Self.rowBytes { copy.send(through: send) }
             }
             send(copy.finish())
         }
+        if visitCount > 0 { try c.copy(Self.copyVisits, data: started.finish()) }
         if replacing { try c.execute(upsertPositions + "; TRUNCATE sextant_stage") }
         var newest = PostgresCopyBuffer(capacity: 4096)
         for (i, row) in order.enumerated() where i == order.count - 1 || order[i + 1].tagID != row.tagID {
-            newest.position(positions[row.index], tagID: row.tagID, geometry: geometry, cell: cells)
+            newest.position(positions[row.index], tagID: row.tagID, geometry: geometry)
         }
         try c.copy(copyStage, data: newest.finish())
         try c.execute(Self.upsertLast)

@@ -84,14 +84,13 @@ struct PostgresCopyBuffer {
     }
 
     /// A position row in `positions` column order: tag id, time, the 13 reals, anchors, motion, with
-    /// `geometry` the point (x, y) for PostGIS's `geom`, and with `cell` the grid cell of (x, y)
-    /// (`PostgresSchema.cell`, NULL when x or y is NaN). The row is laid out in a stack buffer
+    /// `geometry` the point (x, y) for PostGIS's `geom`. The row is laid out in a stack buffer
     /// and appended in one go (a row is 35 fields: one append each cost more than the rest of its
     /// encoding).
-    mutating func position(_ e: PositionEstimate, tagID: Int64, geometry: Bool = false, cell: Bool = false) {
+    mutating func position(_ e: PositionEstimate, tagID: Int64, geometry: Bool = false) {
         withUnsafeTemporaryAllocation(byteCount: Self.maxPositionBytes, alignment: 8) { buffer in
             var row = RowWriter(base: buffer.baseAddress!)
-            row.field16(17 + (geometry ? 1 : 0) + (cell ? 1 : 0))
+            row.field16(17 + (geometry ? 1 : 0))
             row.int64(tagID)
             row.int64(e.time)
             row.double(e.position.x); row.double(e.position.y); row.double(e.position.z)
@@ -120,11 +119,14 @@ struct PostgresCopyBuffer {
                     row.little64(y.bitPattern)
                 }
             }
-            if cell {
-                if let c = PostgresSchema.cell(x: e.position.x, y: e.position.y) { row.int64(c) } else { row.int32(-1) }
-            }
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress, count: row.offset))
         }
+    }
+
+    /// A `cell_visits` row: cell, time (Unix nanoseconds), tag id.
+    mutating func visit(cell: Int64, time: Int64, tagID: Int64) {
+        beginRow(fields: 3)
+        int64(cell); int64(time); int64(tagID)
     }
 
     /// The most bytes `position` writes for one row (see `PostgresBatchWriter.rowBytes`).

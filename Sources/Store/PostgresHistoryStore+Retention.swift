@@ -37,6 +37,7 @@ extension PostgresHistoryStore {
                                                                result: &result)
             }
         }
+        if hasCells { try pruneVisits(before: deleteBefore, limit: limit, result: &result) }
         result.measurementsDeleted += try deleteInBatches("""
             DELETE FROM measurements WHERE id IN (SELECT id FROM measurements WHERE t_ns < $1 LIMIT $2)
             """, [String(thinBefore), limit], result: &result)
@@ -44,6 +45,28 @@ extension PostgresHistoryStore {
             DELETE FROM zone_events WHERE id IN (SELECT id FROM zone_events WHERE t_ns < $1 LIMIT $2)
             """, [String(deleteBefore), limit], result: &result)
         return result
+    }
+
+    /// Deletes the grid-cell visits before `before` that no stored position needs any more. First
+    /// raises `cell_visits_pruned` under the exclusive visits lock, which waits for the writers'
+    /// batches in flight: a writer's later batches no longer rely on visits before it. Then each
+    /// visit goes only when no row of its tag is left from its time to its bucket's end (a row written
+    /// late, older than the cut, keeps the visit it came with; one statement sees both or neither).
+    private func pruneVisits(before: Nanoseconds, limit: String, result: inout RetentionResult) throws {
+        try withConnection { c in
+            // One implicit transaction: the lock is held until the raise commits.
+            try c.execute("""
+                SELECT pg_advisory_xact_lock(\(PostgresSchema.visitsLock));
+                UPDATE cell_visits_pruned SET before_ns = greatest(before_ns, \(before))
+                """)
+        }
+        _ = try deleteInBatches("""
+            DELETE FROM cell_visits WHERE ctid = ANY (ARRAY(
+                SELECT v.ctid FROM cell_visits v WHERE v.t_ns < $1 AND NOT EXISTS (
+                    SELECT 1 FROM positions p WHERE p.tag_id = v.tag_id AND p.t_ns >= v.t_ns
+                        AND p.t_ns < sextant_visit_end(sextant_visit_bucket(v.t_ns)))
+                LIMIT $2))
+            """, [String(before), limit], result: &result)
     }
 
     /// Runs a bounded DELETE (its last parameter the bound) until it removes fewer rows than the

@@ -3,9 +3,10 @@ public import Positioning
 extension PostgresHistoryStore {
     /// The positions of a site's tags inside a polygon (boundary included) with `from <= time < to`,
     /// ordered by tag then time: "who was inside this area between t1 and t2", one query through
-    /// `sextant_inside`, which reads the grid cells that cover the polygon from the index on
-    /// `(cell, t_ns)` and keeps the points that intersect it (a database whose role could not add
-    /// `cell` is asked with `ST_Intersects` on `geom` alone). Needs PostGIS in the server (`isSpatial`).
+    /// `sextant_inside`, which finds the tags that visited the grid cells covering the polygon in
+    /// `cell_visits`, reads their rows of those time buckets through the primary key, and keeps the
+    /// points that intersect it (a database whose role could not add `cell_visits` is asked with
+    /// `ST_Intersects` on `geom` alone). Needs PostGIS in the server (`isSpatial`).
     /// - Parameters:
     ///   - site: the site id.
     ///   - polygon: the area as WKT in the site frame, metres, for example

@@ -7,8 +7,8 @@ internal import Positioning
 /// Reads and site writes run on this store's own connection; `makeWriter` gives a `HistoryWriter`
 /// whose thread has a connection of its own and writes each batch with `COPY`. A lost connection is
 /// opened again on the next call. Where PostGIS is installed, `positions.geom` holds each position's
-/// (x, y) and `positions.cell` its grid cell, indexed with the time, and `positionsInside` answers
-/// "who was inside this polygon".
+/// (x, y), `cell_visits` where each tag was (grid cell and time bucket), and `positionsInside`
+/// answers "who was inside this polygon".
 ///
 /// Threading invariant: `connection` is touched only inside `queue.sync`, so calls from any thread
 /// are serialised on it; that is why the class may be `@unchecked Sendable`. Every call blocks its
@@ -21,8 +21,8 @@ public final class PostgresHistoryStore: @unchecked Sendable {
     /// True when `geom` is a plain column, so that the writer sends each point (false when the
     /// server computes it from a generated column it could not alter).
     private let writesGeometry: Bool
-    /// True when `positions.cell` and `sextant_inside` exist: the writer sends each row's cell, and
-    /// `positionsInside` goes through the cells' index.
+    /// True when `cell_visits` and `sextant_inside` exist: the writer stores the visits its rows
+    /// start, `positionsInside` goes through them, and retention prunes them.
     let hasCells: Bool
     /// The store's connection; used only on `queue`, opened again if lost.
     private var connection: PostgresConnection

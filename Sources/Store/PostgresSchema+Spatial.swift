@@ -1,24 +1,28 @@
-/// Where PostGIS is available, `positions` gets two more columns, which the history writer fills in
-/// its `COPY`: `geom`, the 2-D point (x, y) in the site frame (metres, SRID 0; NULL when x or y is
-/// NaN), and `cell`, the square of a 4 m grid that holds the point (NULL likewise). The index is a
-/// B-tree on `(cell, t_ns)`, cheaper to insert into than a spatial index on `geom` (3.6–4.3 µs per row
-/// on the server against SP-GiST's 5.9–6.8, measured with `psql`: docs/storage.md), and narrower for a
-/// short time window:
-/// "who was inside this polygon between t1 and t2" is `sextant_inside(polygon, t1, t2)`, which looks
-/// up the cells that cover the polygon, each over the time window, and keeps the rows whose `geom`
-/// intersects the polygon exactly. Applied at each open after the migrations, and not a migration,
-/// because it depends on the server's extensions.
+/// Where PostGIS is available, `positions` gets `geom`, the 2-D point (x, y) in the site frame
+/// (metres, SRID 0; NULL when x or y is NaN), which the history writer fills in its `COPY`, and the
+/// database gets `cell_visits`, the index of where tags were: one row per tag, square of a 4 m grid
+/// (`cell`) and 10 s time bucket (`CellVisits.bucketNanoseconds`) that holds its positions, at the
+/// time of its first one there, written by the writer beside the positions. A tag crossing a few
+/// cells in a bucket gives a few visits for tens of positions, so the index costs the server a
+/// fraction of an index on every position (docs/storage.md).
+///
+/// "Who was inside this polygon between t1 and t2" is `sextant_inside(polygon, t1, t2)`: it looks up
+/// the cells that cover the polygon in the visits over the window, and reads each (tag, bucket)
+/// found through the primary key, from the tag's first visit there to the bucket's end (both within
+/// the window), keeping the rows whose `geom` intersects the polygon exactly. Applied at each open
+/// after the migrations, and not a migration, because it depends on the server's extensions.
 extension PostgresSchema {
-    /// The edge of a grid cell of `positions.cell`, metres in the site frame.
+    /// The edge of a grid cell of `cell_visits.cell`, metres in the site frame.
     static let cellSize = 4.0
     /// A polygon whose bounding box covers at most this many cells is looked up cell by cell (each
-    /// narrowed to the time window in the index); a larger one column by column of cells.
+    /// narrowed to the window's buckets in the index of visits); a larger one column by column of cells.
     static let maxCellsOneByOne = 1024
     /// A polygon more columns of cells wide than this is looked up as one range of cells, from the
     /// first corner's to the last (a scan of everything between, filtered by time and `geom`).
     static let maxCellColumns = 4096
     /// Cells of the column ranges that `sextant_inside` still looks up one by one (each an index
-    /// descent, about 2 µs); beyond, it reads each column's range of the index from `from_ns` on.
+    /// descent, about 2 µs); beyond, it reads each column's range of the index from the window's
+    /// first bucket on.
     static let maxCellsLookedUp = 16384
 
     /// The cell of the point (x, y): `column × 2³² + row + 2³¹`, with column = ⌊x / cellSize⌋ and
@@ -46,19 +50,35 @@ extension PostgresSchema {
         ALTER TABLE positions ADD COLUMN IF NOT EXISTS geom geometry(Point);
         """
 
-    /// `cell` with its index and functions, filled from x and y where `geom` has a point, and the
-    /// spatial index on `geom` of a database made before `cell` dropped (every insert paid for it).
-    /// Idempotent; run under the schema's advisory lock (`schemaLock`). On a big history the fill rewrites every
-    /// row once, holding the table's lock meanwhile.
+    /// The key of the advisory lock that orders the writers' batches (shared) before retention's
+    /// raising of `cell_visits_pruned` (exclusive): a writer relies on a visit it stored only while
+    /// retention may not delete it.
+    static let visitsLock = schemaLock + 1
+
+    /// `cell_visits` with its indexes and the functions, filled from the rows of a database made
+    /// before it (from x and y of every row with a point), and the indexes on every position of such
+    /// a database (`positions_cell` on the dropped column `cell`, or `positions_geom`) dropped.
+    /// Idempotent; run under the schema's advisory lock (`schemaLock`). On a big history the fill
+    /// reads every row once, holding the table's lock meanwhile. The SQL functions are not `STRICT`
+    /// (NULL in gives NULL out all the same), so that the planner inlines them: a call that is not
+    /// inlined costs about 20 µs, 110 times the inlined expression (`psql`, 300,000 rows).
     static let cellSQL = """
-        ALTER TABLE positions ADD COLUMN IF NOT EXISTS cell bigint;
         CREATE OR REPLACE FUNCTION sextant_cell_index(v double precision) RETURNS bigint
-        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
         RETURN greatest(least(floor(v / \(cellSize)::float8), 2147483647), -2147483648)::bigint;
         CREATE OR REPLACE FUNCTION sextant_cell(x double precision, y double precision) RETURNS bigint
-        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
         RETURN CASE WHEN x = 'NaN' OR y = 'NaN' THEN NULL
             ELSE sextant_cell_index(x) * \(cellColumnStride) + (sextant_cell_index(y) + \(cellRowOffset)) END;
+        CREATE OR REPLACE FUNCTION sextant_visit_bucket(t bigint) RETURNS bigint
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN CASE WHEN t >= 0 THEN t / \(bucket) ELSE (t + 1) / \(bucket) - 1 END;
+        CREATE OR REPLACE FUNCTION sextant_visit_start(b bigint) RETURNS bigint
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN CASE WHEN b <= \(Int64.min / bucket - 1) THEN -9223372036854775808 ELSE b * \(bucket) END;
+        CREATE OR REPLACE FUNCTION sextant_visit_end(b bigint) RETURNS bigint
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN CASE WHEN b >= \(Int64.max / bucket) THEN 9223372036854775807 ELSE (b + 1) * \(bucket) END;
         CREATE OR REPLACE FUNCTION sextant_cell_ranges(area geometry) RETURNS TABLE (lo bigint, hi bigint)
         LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE ROWS 64 AS $$
         DECLARE
@@ -91,6 +111,9 @@ extension PostgresSchema {
                 RETURN QUERY SELECT x0 * \(cellColumnStride) + (y0 + \(cellRowOffset)), x1 * \(cellColumnStride) + (y1 + \(cellRowOffset));
             END IF;
         END $$;
+        CREATE TABLE IF NOT EXISTS cell_visits (cell bigint NOT NULL, t_ns bigint NOT NULL, tag_id bigint NOT NULL);
+        CREATE TABLE IF NOT EXISTS cell_visits_pruned (before_ns bigint NOT NULL);
+        INSERT INTO cell_visits_pruned SELECT -9223372036854775808 WHERE NOT EXISTS (SELECT 1 FROM cell_visits_pruned);
         CREATE OR REPLACE FUNCTION sextant_inside(area geometry, from_ns bigint, to_ns bigint) RETURNS SETOF positions
         LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE ROWS 1000
         SET jit = off SET max_parallel_workers_per_gather = 0 AS $$
@@ -98,25 +121,47 @@ extension PostgresSchema {
             lows bigint[];
             highs bigint[];
             cells float8;
+            since bigint := sextant_visit_start(sextant_visit_bucket(from_ns));
         BEGIN
             SELECT array_agg(lo ORDER BY lo), array_agg(hi ORDER BY lo), sum((hi - lo)::float8 + 1)
                 INTO lows, highs, cells FROM sextant_cell_ranges(area);
             IF cells <= \(maxCellsLookedUp) THEN
-                -- One index lookup per cell, each over the time window only.
-                RETURN QUERY SELECT * FROM positions p
-                    WHERE p.cell = ANY (ARRAY(SELECT generate_series(r.lo, r.hi) FROM unnest(lows, highs) r (lo, hi)))
-                    AND p.t_ns >= from_ns AND p.t_ns < to_ns AND ST_Intersects(p.geom, area);
+                -- One index lookup per cell, each over the buckets of the window.
+                RETURN QUERY WITH v AS MATERIALIZED (
+                        SELECT c.tag_id, min(c.t_ns) AS first FROM cell_visits c
+                        WHERE c.cell = ANY (ARRAY(SELECT generate_series(r.lo, r.hi) FROM unnest(lows, highs) r (lo, hi)))
+                            AND c.t_ns >= since AND c.t_ns < to_ns
+                        GROUP BY c.tag_id, sextant_visit_bucket(c.t_ns))
+                    SELECT p.* FROM v, LATERAL (
+                        SELECT * FROM positions p WHERE p.tag_id = v.tag_id AND p.t_ns >= greatest(v.first, from_ns)
+                            AND p.t_ns < least(sextant_visit_end(sextant_visit_bucket(v.first)), to_ns)
+                            AND ST_Intersects(p.geom, area) OFFSET 0) p;
             ELSIF cells > 0 THEN
-                -- One index range per column of cells, read from from_ns to the cells' last rows.
-                RETURN QUERY SELECT p.* FROM unnest(lows, highs) r (lo, hi), LATERAL (
-                    SELECT * FROM positions p WHERE p.cell >= r.lo AND p.cell <= r.hi
-                        AND p.t_ns >= from_ns AND p.t_ns < to_ns AND ST_Intersects(p.geom, area) OFFSET 0) p;
+                -- One index range per column of cells, read from the window's first bucket to the cells' last visits.
+                RETURN QUERY WITH v AS MATERIALIZED (
+                        SELECT c.tag_id, min(c.t_ns) AS first FROM unnest(lows, highs) r (lo, hi), LATERAL (
+                            SELECT c.tag_id, c.t_ns FROM cell_visits c WHERE c.cell >= r.lo AND c.cell <= r.hi
+                                AND c.t_ns >= since AND c.t_ns < to_ns OFFSET 0) c
+                        GROUP BY c.tag_id, sextant_visit_bucket(c.t_ns))
+                    SELECT p.* FROM v, LATERAL (
+                        SELECT * FROM positions p WHERE p.tag_id = v.tag_id AND p.t_ns >= greatest(v.first, from_ns)
+                            AND p.t_ns < least(sextant_visit_end(sextant_visit_bucket(v.first)), to_ns)
+                            AND ST_Intersects(p.geom, area) OFFSET 0) p;
             END IF;
         END $$;
-        UPDATE positions SET cell = sextant_cell(x, y) WHERE cell IS NULL AND geom IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS positions_cell ON positions (cell, t_ns);
+        INSERT INTO cell_visits (cell, t_ns, tag_id)
+            SELECT sextant_cell(x, y), min(t_ns), tag_id FROM positions
+            WHERE geom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM cell_visits)
+            GROUP BY tag_id, sextant_cell(x, y), sextant_visit_bucket(t_ns);
+        CREATE INDEX IF NOT EXISTS cell_visits_cell ON cell_visits (cell, t_ns) INCLUDE (tag_id);
+        CREATE INDEX IF NOT EXISTS cell_visits_time ON cell_visits USING brin (t_ns);
+        DROP INDEX IF EXISTS positions_cell;
         DROP INDEX IF EXISTS positions_geom;
+        ALTER TABLE positions DROP COLUMN IF EXISTS cell;
         """
+
+    /// `CellVisits.bucketNanoseconds`, for the SQL.
+    private static let bucket = CellVisits.bucketNanoseconds
 
     /// A `geom` that the server computed from x and y (`GENERATED ALWAYS … STORED`) becomes a plain
     /// column with its values kept, since the writer sends the point itself.
@@ -136,8 +181,8 @@ extension PostgresSchema {
     struct Spatial {
         /// What `geom` is.
         var geometry: GeometryColumn
-        /// True when `cell`, its index `positions_cell` and `sextant_inside` exist: the writer fills
-        /// `cell`, and polygon queries go through the cells.
+        /// True when `cell_visits`, its index and `sextant_inside` exist: the writer stores each
+        /// batch's visits, and polygon queries go through them.
         var cells: Bool
     }
 
@@ -148,10 +193,11 @@ extension PostgresSchema {
         return found.string(0, 0) == "ALWAYS" ? .generated : .plain
     }
 
-    /// Whether `positions.cell`, its index and `sextant_inside` exist now.
+    /// Whether `cell_visits`, its index, `cell_visits_pruned` and this `sextant_inside` exist now.
     static func hasCells(_ connection: PostgresConnection) -> Bool {
         let sql = """
-            SELECT 1 FROM pg_indexes WHERE tablename = 'positions' AND indexname = 'positions_cell'
+            SELECT 1 WHERE to_regclass('cell_visits_cell') IS NOT NULL AND to_regclass('cell_visits_pruned') IS NOT NULL
+                AND to_regprocedure('sextant_visit_bucket(bigint)') IS NOT NULL
                 AND to_regprocedure('sextant_inside(geometry, bigint, bigint)') IS NOT NULL
             """
         return (try? connection.query(sql).count) == 1
@@ -164,7 +210,7 @@ extension PostgresSchema {
     }
 
     /// Adds `geom` (`spatialSQL`) when the server offers PostGIS, makes a generated `geom` plain
-    /// (`plainGeometrySQL`), and adds `cell` (`cellSQL`) where it is missing.
+    /// (`plainGeometrySQL`), and adds `cell_visits` (`cellSQL`) where it is missing.
     /// - Returns: what `positions` has afterwards (a `geom` still `generated`, or no `cells`, if the
     ///   role may not alter the table: the server then goes on computing `geom`, and polygon queries
     ///   use the spatial index the database already has).

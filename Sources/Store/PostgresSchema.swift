@@ -3,7 +3,8 @@
 ///
 /// Differences from SQLite: reals are `double precision` (NaN stored as NaN), `json` and `line` are
 /// `bytea`, and `measurements` and `zone_events` carry an identity column `id` where SQLite has its
-/// rowid. Where PostGIS is installed, `positions` also gets `geom` and `cell`, see `PostgresSchema+Spatial`.
+/// rowid. Where PostGIS is installed, `positions` also gets `geom`, and the database `cell_visits`, see
+/// `PostgresSchema+Spatial`.
 public enum PostgresSchema {
     /// The migrations, in version order, with the same versions and names as `StoreSchema.migrations`.
     /// Never edit a released one: append a new version (to both lists) instead.

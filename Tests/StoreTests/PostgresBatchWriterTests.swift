@@ -36,7 +36,7 @@ struct PostgresBatchWriterTests {
         }
     }
 
-    @Test("a position row in the COPY input is the field-by-field encoding, with and without its point and cell")
+    @Test("a position row in the COPY input is the field-by-field encoding, with and without its point")
     func positionRowEncoding() {
         var a = makeEstimate(tag: "A", time: -1_234_567_890_123)
         a.position = Vec3(12.5, -0.25, .nan)
@@ -47,11 +47,11 @@ struct PostgresBatchWriterTests {
         b.position = Vec3(.nan, 3, 0)
         b.motion = .unknown
         for e in [a, b, makeEstimate(tag: "C", time: 0, threeD: true)] {
-            for (geometry, cell) in [(false, false), (true, false), (true, true)] {
+            for geometry in [false, true] {
                 var fast = PostgresCopyBuffer()
-                fast.position(e, tagID: 42, geometry: geometry, cell: cell)
+                fast.position(e, tagID: 42, geometry: geometry)
                 var reference = PostgresCopyBuffer()
-                reference.beginRow(fields: 17 + (geometry ? 1 : 0) + (cell ? 1 : 0))
+                reference.beginRow(fields: 17 + (geometry ? 1 : 0))
                 reference.int64(42)
                 reference.int64(e.time)
                 for v in [e.position.x, e.position.y, e.position.z, e.velocity.x, e.velocity.y, e.velocity.z, e.sigma,
@@ -59,10 +59,7 @@ struct PostgresBatchWriterTests {
                 reference.int32(Int32(clamping: e.anchors))
                 reference.text(e.motion == .stationary ? "stationary" : e.motion == .moving ? "moving" : "unknown")
                 if geometry { reference.point(x: e.position.x, y: e.position.y) }
-                if cell {
-                    if let c = PostgresSchema.cell(x: e.position.x, y: e.position.y) { reference.int64(c) } else { reference.null() }
-                }
-                #expect(fast.finish() == reference.finish(), "\(e.tag), geometry \(geometry), cell \(cell)")
+                #expect(fast.finish() == reference.finish(), "\(e.tag), geometry \(geometry)")
             }
         }
     }

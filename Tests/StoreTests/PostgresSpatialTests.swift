@@ -94,15 +94,17 @@ struct PostgresSpatialTests {
                 var e = makeEstimate(tag: "T", time: time)
                 e.position = Vec3(x, y, 0)
                 writer.append(e)
-                time += 1
+                time += CellVisits.bucketNanoseconds   // a bucket each: every row starts a visit
             }
         }
         writer.close()
         let c = try PostgresConnection(url: database.url)
+        // Each row with a point starts a visit here (one tag, every row in another cell or time):
+        // the visit's cell is the server's sextant_cell of the row's x and y.
         let rows = try c.query("""
-            SELECT count(*), count(cell), count(*) FILTER (WHERE cell IS DISTINCT FROM sextant_cell(x, y)),
-                   count(*) FILTER (WHERE (cell IS NULL) <> (geom IS NULL))
-            FROM positions
+            SELECT count(*), count(v.cell), count(*) FILTER (WHERE v.cell IS DISTINCT FROM sextant_cell(p.x, p.y)),
+                   count(*) FILTER (WHERE (v.cell IS NULL) <> (p.geom IS NULL))
+            FROM positions p LEFT JOIN cell_visits v ON v.tag_id = p.tag_id AND v.t_ns = p.t_ns
             """)
         #expect(rows.int64(0, 0) == Int64(values.count * values.count))
         #expect(rows.int64(0, 1) == Int64((values.count - 1) * (values.count - 1)), "NaN in x or y: no cell")
@@ -114,11 +116,32 @@ struct PostgresSpatialTests {
         #expect(PostgresSchema.cell(x: .infinity, y: -.infinity) == Int64(Int32.max) << 32)
         #expect(PostgresSchema.cell(x: 1, y: .nan) == nil)
         let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
-        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_cell", "positions_pkey"],
-                "the cell B-tree, and no spatial index on geom")
+        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_pkey"],
+                "no index on every row beyond the primary key")
+        // Inlined by the planner (not STRICT): a call per row would cost about 20 µs (the upgrade's fill).
+        let plan = try c.query("EXPLAIN VERBOSE SELECT sextant_cell(x, y), sextant_visit_bucket(t_ns) FROM positions")
+        #expect(!(0..<plan.count).contains { plan.string($0, 0)?.contains("sextant_") == true }, "the functions inlined")
     }
 
-    @Test("a database with geom and its SP-GiST index gets cells from its rows, the B-tree, and loses the SP-GiST index")
+    @Test("the bucket of a time is its floor division by 10 s, in the writer and in the server, to the ends of bigint")
+    func bucketMatchesServer() throws {
+        let database = try TestPostgresDatabase()
+        defer { database.drop() }
+        _ = try PostgresHistoryStore(url: database.url)
+        let c = try PostgresConnection(url: database.url)
+        let b = CellVisits.bucketNanoseconds
+        for t in [0, 1, -1, b - 1, b, -b, -b - 1, .max, .min, .max - 1, .min + 1, 1_767_225_605_000_000_000] as [Int64] {
+            let row = try c.query("""
+                SELECT sextant_visit_bucket($1), sextant_visit_start(sextant_visit_bucket($1)), sextant_visit_end(sextant_visit_bucket($1))
+                """, [String(t)])
+            let bucket = row.int64(0, 0), start = row.int64(0, 1), end = row.int64(0, 2)
+            #expect(bucket == CellVisits.bucket(t), "\(t)")
+            #expect(start <= t && (t < end || t == .max), "\(t) in [\(start), \(end))")
+            #expect(Double(end) - Double(start) <= Double(b), "\(t): one bucket")
+        }
+    }
+
+    @Test("a database with geom and its SP-GiST index gets visits from its rows, and loses the SP-GiST index")
     func upgradeFromSpatialIndex() throws {
         let database = try TestPostgresDatabase()
         defer { database.drop() }
@@ -126,9 +149,7 @@ struct PostgresSpatialTests {
         let c = try PostgresConnection(url: database.url)
         // A database from before the cells.
         try c.execute("""
-            DROP FUNCTION sextant_inside(geometry, bigint, bigint);
-            DROP INDEX positions_cell;
-            ALTER TABLE positions DROP COLUMN cell;
+            DROP TABLE cell_visits, cell_visits_pruned;
             CREATE INDEX positions_geom ON positions USING spgist (geom);
             """)
         let old = try PostgresHistoryStore(url: database.url, spatial: false)
@@ -141,11 +162,18 @@ struct PostgresSpatialTests {
         let before = try old.positionsInside(site: "demo-warehouse", polygon: area.wkt)
         let store = try PostgresHistoryStore(url: database.url)
         #expect(store.hasCells)
-        let filled = try c.query("SELECT count(*) FILTER (WHERE cell IS DISTINCT FROM sextant_cell(x, y)), count(cell) FROM positions")
-        #expect(filled.int64(0, 0) == 0)
-        #expect(filled.int64(0, 1) == Int64(rows.filter { !$0.position.x.isNaN && !$0.position.y.isNaN }.count))
+        // One visit per tag, cell and bucket, at the time of its first row there.
+        let placed = rows.filter { !$0.position.x.isNaN && !$0.position.y.isNaN }
+        let firsts = Dictionary(grouping: placed) { e in
+            "\(e.tag) \(PostgresSchema.cell(x: e.position.x, y: e.position.y)!) \(CellVisits.bucket(e.time))"
+        }.mapValues { $0.map(\.time).min()! }
+        let visits = try c.query("SELECT t.tag, v.cell, v.t_ns FROM cell_visits v JOIN tags t ON t.id = v.tag_id")
+        let stored = Dictionary(uniqueKeysWithValues: (0..<visits.count).map { i in
+            ("\(visits.string(i, 0)!) \(visits.int64(i, 1)) \(CellVisits.bucket(visits.int64(i, 2)))", visits.int64(i, 2))
+        })
+        #expect(stored == firsts)
         let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
-        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_cell", "positions_pkey"])
+        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_pkey"])
         let after = try store.positionsInside(site: "demo-warehouse", polygon: area.wkt)
         let expected = rows.filter { !$0.position.x.isNaN && !$0.position.y.isNaN && area.contains($0.position.x, $0.position.y) }
         #expect(before.count == expected.count && after.count == expected.count)

@@ -140,14 +140,14 @@ struct PostgresStoreTests {
         #expect(inside.map(\.tag) == ["A", "A", "A", "A"])
         #expect(inside.map(\.time) == [5, 6, 7, 8].map { Int64($0) * 1_000_000_000 })
         // With 40 rows a sequential scan is cheaper; forbid it to see that the index can answer the
-        // lookup `sextant_inside` makes: cells, each over a time window.
+        // lookup `sextant_inside` makes: the visits of cells, each over a time window.
         let explain = try PostgresConnection(url: database.url)
         try explain.execute("SET enable_seqscan = off")
         let cells = [PostgresSchema.cell(x: 4, y: 0)!, PostgresSchema.cell(x: 8, y: 0)!]
         let plan = try explain.query("""
-            EXPLAIN SELECT * FROM positions WHERE cell = ANY ('{\(cells.map(String.init).joined(separator: ","))}'::bigint[])
+            EXPLAIN SELECT * FROM cell_visits WHERE cell = ANY ('{\(cells.map(String.init).joined(separator: ","))}'::bigint[])
                 AND t_ns >= 5000000000 AND t_ns < 20000000000
             """)
-        #expect((0..<plan.count).contains { plan.string($0, 0)?.contains("positions_cell") == true })
+        #expect((0..<plan.count).contains { plan.string($0, 0)?.contains("cell_visits_cell") == true })
     }
 }
