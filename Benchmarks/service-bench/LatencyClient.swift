@@ -71,7 +71,10 @@ func runLatencyClient(site s: Site, ingestPort: UInt16, feedPort: UInt16, quick:
     reading.wait()
     // A diagnostic: SERVICE_BENCH_TRACE=FILE writes every measured latency with its receive time.
     if let path = ProcessInfo.processInfo.environment["SERVICE_BENCH_TRACE"] {
-        FileManager.default.createFile(atPath: path + "." + tagPrefix, contents: Data(latencies.trace().utf8))
+        let file = path + "." + tagPrefix
+        if !FileManager.default.createFile(atPath: file, contents: Data(latencies.trace().utf8)) {
+            FileHandle.standardError.write(Data("service-bench: cannot write the trace \(file)\n".utf8))
+        }
     }
     return LatencyRun(sent: sent, seconds: seconds, latencies: latencies.sorted())
 }

@@ -39,6 +39,13 @@ struct CellVisits {
     private var runTag: Tag?
     /// Visits at times before this may be deleted by retention (`cell_visits_pruned`): not relied on.
     private var prunedBefore: Int64 = .min
+    /// The newest bucket of a committed record, and the commits since records were last dropped.
+    private var newestBucket: Int64 = .min
+    private var commitsSinceDrop = 0
+    /// Every this many commits, the records of tags not written in the newest two buckets are dropped:
+    /// they decide nothing for newer rows (a row in a newer bucket starts a visit anyway), and a
+    /// history with tags coming and going would otherwise keep one record per tag ever written.
+    static let dropInterval = 256
 
     /// How many tags have a record (for tests).
     var count: Int { tags.count }
@@ -80,8 +87,17 @@ struct CellVisits {
     /// Keeps what the attempt stored: call after its transaction committed.
     mutating func commit() {
         endRun()
-        for s in staged { tags[s.tagID] = s.tag }
+        for s in staged {
+            tags[s.tagID] = s.tag
+            if let b = s.tag?.bucket, b > newestBucket { newestBucket = b }
+        }
         staged.removeAll(keepingCapacity: true)
+        commitsSinceDrop += 1
+        if commitsSinceDrop >= Self.dropInterval {
+            commitsSinceDrop = 0
+            let oldest = newestBucket == .min ? .min : newestBucket - 1
+            tags = tags.filter { $0.value.bucket >= oldest }
+        }
     }
 
     /// Forgets every record (a new connection: the database may not be the one written before).

@@ -76,7 +76,7 @@ import Testing
         p.arguments = arguments
         p.currentDirectoryURL = dir
         let out = dir.appendingPathComponent("stdout-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: out.path, contents: nil), "cannot create \(out.path)")
         defer { try? FileManager.default.removeItem(at: out) }
         p.standardOutput = try FileHandle(forWritingTo: out)
         let errors = Pipe()

@@ -58,4 +58,23 @@ struct CellVisitsTests {
         #expect(CellVisits.bucket(-1) == -1 && CellVisits.bucket(-b) == -1 && CellVisits.bucket(-b - 1) == -2)
         #expect(CellVisits.bucket(.max) == Int64.max / b && CellVisits.bucket(.min) == Int64.min / b - 1)
     }
+
+    @Test("records of tags not written in the newest two buckets are dropped, and their next rows start visits")
+    func staleRecordsDropped() {
+        var v = CellVisits()
+        v.begin(prunedBefore: .min)
+        for id in 1...100 { _ = v.starts(tagID: Int64(id), time: 0, cell: 7) }
+        v.commit()
+        #expect(v.count == 100)
+        // Tag 1 goes on in buckets 1 and 2; the others are not heard again.
+        for k in 1..<CellVisits.dropInterval {
+            v.begin(prunedBefore: .min)
+            _ = v.starts(tagID: 1, time: (k < 10 ? 10 : 20) * Self.second + Int64(k), cell: 7)
+            v.commit()
+        }
+        #expect(v.count == 1)
+        v.begin(prunedBefore: .min)
+        do { let started = v.starts(tagID: 1, time: 29 * Self.second, cell: 7); #expect(!started, "tag 1 is still recorded") }
+        do { let started = v.starts(tagID: 2, time: 29 * Self.second, cell: 7); #expect(started) }
+    }
 }
