@@ -73,6 +73,9 @@ public struct CoverageSummary: Sendable, Equatable {
     public var under10cm: Double, under30cm: Double, under1m: Double
     /// Cells where no fix is possible (fewer anchors in range than a fix needs, or singular geometry).
     public var unfixable: Int
+    /// Cells with a fix but too few measurements to single out a blocked path (fewer than
+    /// `dimensions + 2`; `CellAccuracy.blockedPathIdentifiable`).
+    public var unidentifiable: Int
     /// Median and 95th percentile of σ over the fixable cells, metres (NaN when none).
     public var median: Double, p95: Double
     /// Largest σ over the fixable cells, metres.
@@ -86,6 +89,7 @@ public struct CoverageSummary: Sendable, Equatable {
         under30cm = Double(cells.filter { $0.sigma < 0.3 }.count) / n
         under1m = Double(cells.filter { $0.sigma < 1 }.count) / n
         unfixable = cells.filter { !$0.fixable }.count
+        unidentifiable = cells.filter { $0.fixable && !$0.blockedPathIdentifiable }.count
         let sigmas = cells.filter(\.fixable).map(\.sigma).sorted()
         median = SiteMetrics.percentile(sorted: sigmas, 0.5)
         p95 = SiteMetrics.percentile(sorted: sigmas, 0.95)
@@ -101,6 +105,7 @@ public struct CoverageSummary: Sendable, Equatable {
         σ < 1 m:   \(TextFormat.percent(under1m)) % of the area
         median σ: \(TextFormat.fixed(median, 3)) m, p95 σ: \(TextFormat.fixed(p95, 3)) m, worst σ: \(TextFormat.fixed(worst, 3)) m
         cells with fewer anchors than a fix needs: \(unfixable) (\(TextFormat.percent(Double(unfixable) / Double(max(cells, 1)))) %)
+        cells where a blocked path cannot be singled out: \(unidentifiable) (\(TextFormat.percent(Double(unidentifiable) / Double(max(cells, 1)))) %)
         """
     }
 }

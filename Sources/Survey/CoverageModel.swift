@@ -22,6 +22,12 @@ public struct CellAccuracy: Sendable, Equatable {
     /// (`dimensions + 1` ranging anchors, or `dimensions` observations when a direction is among them)
     /// and a non-singular geometry.
     public var fixable: Bool
+    /// Measurements (ranges, azimuths and elevations) of one round at the place.
+    public var measurements: Int = 0
+    /// True when a fix has two measurements to spare (`dimensions + 2` or more): enough to tell which
+    /// one a blocked path made long. With one to spare, a blocked path shows but cannot be singled out,
+    /// and the filter follows it (see docs/engine.md, "Four anchors have one range to spare").
+    public var blockedPathIdentifiable: Bool = false
 }
 
 /// The coverage measurement model: which anchors range a tag at a place, with which noise, and the
@@ -96,6 +102,8 @@ public struct CoverageModel: Sendable, Equatable {
         result.sigma = sigma
         result.covXX = cov.xx; result.covXY = cov.xy; result.covYY = cov.yy
         result.fixable = true
+        result.measurements = obs.count
+        result.blockedPathIdentifiable = obs.count >= d + 2
         return result
     }
 

@@ -50,6 +50,24 @@ struct CoverageTests {
         #expect(map.summary.unfixable > 0)
     }
 
+    /// Four anchors fix a 3-D position with one range to spare, too few to single out a blocked path;
+    /// a fifth gives two. The demo warehouse (2-D, many anchors) has two to spare everywhere.
+    @Test func fourAnchorRoomCannotSingleOutABlockedPath() {
+        var room = Site(id: "room4", name: "Four-anchor room", dimensions: 3, tagHeight: nil,
+                        bounds: Bounds(min: Vec3(0, 0, 0), max: Vec3(6, 5, 3)),
+                        anchors: [Anchor(id: "R1", position: Vec3(0.2, 0.2, 2.8), technologies: [.uwb]),
+                                  Anchor(id: "R2", position: Vec3(5.8, 0.2, 0.4), technologies: [.uwb]),
+                                  Anchor(id: "R3", position: Vec3(5.8, 4.8, 2.8), technologies: [.uwb]),
+                                  Anchor(id: "R4", position: Vec3(0.2, 4.8, 0.4), technologies: [.uwb])],
+                        zones: [])
+        let four = CoverageMap(site: room, resolution: 1).summary
+        #expect(four.unfixable == 0 && four.unidentifiable == four.cells)
+        room.anchors.append(Anchor(id: "R5", position: Vec3(3, 0.2, 2.8), technologies: [.uwb]))
+        let five = CoverageMap(site: room, resolution: 1).summary
+        #expect(five.unfixable == 0 && five.unidentifiable == 0)
+        #expect(CoverageMap(site: Self.demo, resolution: 1).summary.unidentifiable == 0)
+    }
+
     /// Two ranging anchors without direction cannot fix a 2-D position (needs three).
     @Test func twoRangeOnlyAnchorsAreNotEnough() {
         var site = Self.demo
