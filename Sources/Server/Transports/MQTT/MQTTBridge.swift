@@ -25,6 +25,8 @@ final class MQTTBridge: @unchecked Sendable {
     private let lock = NSLock()
     private var _tooLarge = 0
     private var _retained = 0
+    /// The broker acknowledged the ingest subscription on the current connection.
+    private var _subscribed = false
     private var lastTooLargeLog: Int64 = 0
     private var lastProblemLog: [String: Int64] = [:]
 
@@ -65,13 +67,15 @@ final class MQTTBridge: @unchecked Sendable {
         guard ingest else { return }
         let pattern = MQTTTopic.ingestPattern(prefix: config.prefix)
         inClient.start(name: "sextant.mqtt-in", handlers: .init(
-            connected: { [logger, config] c in
+            connected: { [weak self, logger, config] c in
+                self?.setSubscribed(false)
                 c.subscribe(pattern, qos: 1)
                 logger.info("MQTT in connected", ["broker": "\(config.host):\(config.port)", "subscribed": pattern,
                                                  "client_id": c.options.clientID])
             },
             message: { [weak self] topic, payload, _, retained in self?.received(topic, payload, retained: retained) },
-            problem: { [weak self] in self?.problem("in", $0) }))
+            problem: { [weak self] in self?.problem("in", $0) },
+            subscribed: { [weak self] _ in self?.setSubscribed(true) }))
     }
 
     /// Stops reading ingest messages: the ingest client disconnects cleanly (its broker session stays,
@@ -92,7 +96,8 @@ final class MQTTBridge: @unchecked Sendable {
     /// The counters of the clients and the publisher (on the loop thread; `MQTTIngest` adds its own).
     func stats() -> MQTTStats {
         var s = MQTTStats()
-        s.inConnected = inClient.isConnected ? 1 : 0
+        let subscribed = lock.withLock { _subscribed }
+        s.inConnected = inClient.isConnected && subscribed ? 1 : 0
         s.outConnected = outClient.isConnected ? 1 : 0
         let a = inClient.counts, b = outClient.counts
         s.connects = a.connects + b.connects
@@ -147,6 +152,11 @@ final class MQTTBridge: @unchecked Sendable {
             return
         }
         inbox.push(MQTTInbox.Message(site: site, payload: Array(payload)))
+    }
+
+    /// The ingest subscription was sent (false) or acknowledged (true) on the current connection.
+    private func setSubscribed(_ on: Bool) {
+        lock.withLock { _subscribed = on }
     }
 
     /// Logs a connection problem of one client, at most once every 10 s per client (a broker away

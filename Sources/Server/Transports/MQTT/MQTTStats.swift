@@ -1,6 +1,8 @@
 /// The MQTT counters (in `ServiceStats.mqtt` when MQTT is on; `#stats` shows them as `mqtt_*`).
 public struct MQTTStats: Sendable, Equatable {
-    /// 1 while the ingest (subscribing) and the output (publishing) client are connected to the broker.
+    /// 1 while the ingest (subscribing) client is connected to the broker and its subscription
+    /// acknowledged (messages published from then on reach it), and while the output (publishing)
+    /// client is connected.
     public var inConnected = 0
     public var outConnected = 0
     /// Connections the broker accepted (both clients), and connections lost after that.

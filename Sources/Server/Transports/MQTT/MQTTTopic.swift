@@ -24,7 +24,7 @@ enum MQTTTopic {
         let end = topic.index(topic.endIndex, offsetBy: -7)
         guard start < end else { return nil }
         let level = topic[start..<end]
-        guard !level.contains("/") else { return nil }
+        guard !level.utf8.contains(UInt8(ascii: "/")) else { return nil }   // bytes: not Foundation's substring search
         return unescape(level)
     }
 
@@ -46,7 +46,7 @@ enum MQTTTopic {
 
     /// The id of one topic level (the inverse of `level`).
     static func unescape(_ level: Substring) -> String {
-        guard level.contains("%") else { return String(level) }
+        guard level.utf8.contains(UInt8(ascii: "%")) else { return String(level) }
         return level.replacingOccurrences(of: "%2F", with: "/").replacingOccurrences(of: "%2B", with: "+")
             .replacingOccurrences(of: "%23", with: "#").replacingOccurrences(of: "%25", with: "%")
     }
