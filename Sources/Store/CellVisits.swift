@@ -39,8 +39,7 @@ struct CellVisits {
     private var runTag: Tag?
     /// Visits at times before this may be deleted by retention (`cell_visits_pruned`): not relied on.
     private var prunedBefore: Int64 = .min
-    /// The newest bucket of a committed record, and the commits since records were last dropped.
-    private var newestBucket: Int64 = .min
+    /// Commits since records were last dropped.
     private var commitsSinceDrop = 0
     /// Every this many commits, the records of tags not written in the newest two buckets are dropped:
     /// they decide nothing for newer rows (a row in a newer bucket starts a visit anyway), and a
@@ -87,16 +86,13 @@ struct CellVisits {
     /// Keeps what the attempt stored: call after its transaction committed.
     mutating func commit() {
         endRun()
-        for s in staged {
-            tags[s.tagID] = s.tag
-            if let b = s.tag?.bucket, b > newestBucket { newestBucket = b }
-        }
+        for s in staged { tags[s.tagID] = s.tag }
         staged.removeAll(keepingCapacity: true)
         commitsSinceDrop += 1
         if commitsSinceDrop >= Self.dropInterval {
             commitsSinceDrop = 0
-            let oldest = newestBucket == .min ? .min : newestBucket - 1
-            tags = tags.filter { $0.value.bucket >= oldest }
+            // A record's bucket only moves forward, so the newest one is the newest ever committed.
+            if let newest = tags.values.lazy.map(\.bucket).max() { tags = tags.filter { $0.value.bucket >= newest - 1 } }
         }
     }
 

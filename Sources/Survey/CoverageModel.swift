@@ -22,11 +22,10 @@ public struct CellAccuracy: Sendable, Equatable {
     /// (`dimensions + 1` ranging anchors, or `dimensions` observations when a direction is among them)
     /// and a non-singular geometry.
     public var fixable: Bool
-    /// Measurements (ranges, azimuths and elevations) of one round at the place.
-    public var measurements: Int = 0
-    /// True when a fix has two measurements to spare (`dimensions + 2` or more): enough to tell which
-    /// one a blocked path made long. With one to spare, a blocked path shows but cannot be singled out,
-    /// and the filter follows it (see docs/engine.md, "Four anchors have one range to spare").
+    /// True when a fix has two measurements (ranges, azimuths, elevations) to spare, `dimensions + 2`
+    /// or more: enough to tell which one a blocked path made long. With one to spare, a blocked path
+    /// shows but cannot be singled out, and the filter follows it (docs/engine.md, "Four anchors have
+    /// one range to spare").
     public var blockedPathIdentifiable: Bool = false
 }
 
@@ -102,7 +101,6 @@ public struct CoverageModel: Sendable, Equatable {
         result.sigma = sigma
         result.covXX = cov.xx; result.covXY = cov.xy; result.covYY = cov.yy
         result.fixable = true
-        result.measurements = obs.count
         result.blockedPathIdentifiable = obs.count >= d + 2
         return result
     }
