@@ -216,15 +216,12 @@ extension PostgresSpatialTests {
 
     @Test("a database with the B-tree on every row's cell gets its visits from the rows, and loses the column and index")
     func upgradeFromCellIndex() throws {
-        let database = try TestPostgresDatabase()
-        defer { database.drop() }
-        _ = try PostgresHistoryStore(url: database.url)
-        let c = try PostgresConnection(url: database.url)
-        try c.execute("""
+        let (database, c) = try TestPostgresDatabase.olderLayout("""
             DROP TABLE cell_visits, cell_visits_pruned;
             ALTER TABLE positions ADD COLUMN cell bigint;
             CREATE INDEX positions_cell ON positions (cell, t_ns);
             """)
+        defer { database.drop() }
         let old = try PostgresHistoryStore(url: database.url, spatial: false)
         #expect(old.isSpatial && !old.hasCells)
         let walks = Self.walks(seed: 9, tags: 4, steps: 200)
@@ -236,8 +233,7 @@ extension PostgresSpatialTests {
         #expect(store.hasCells)
         let columns = try c.query("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'cell'")
         #expect(columns.int64(0, 0) == 0)
-        let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
-        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_pkey"])
+        #expect(try Self.positionIndexes(c) == ["positions_pkey"])
         var random = SeededRandom(seed: 9)
         let times = walks.flatMap { $0.map(\.time) }
         try Self.expectExact(c, &random, range: times.min()!...times.max()!, "after the upgrade")

@@ -6,6 +6,12 @@ import Testing
 
 @Suite("PostgreSQL with PostGIS: grid cells and the polygon query")
 struct PostgresSpatialTests {
+    /// The names of the indexes on `positions`, sorted.
+    static func positionIndexes(_ c: PostgresConnection) throws -> [String?] {
+        let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
+        return (0..<indexes.count).map { indexes.string($0, 0) }
+    }
+
     /// Points on a 0.25 m lattice (exact in binary, so that a point on an edge of a polygon or of a
     /// cell is exactly on it), spread over 1,200 m × 1,200 m around the origin, with some on the
     /// cell edges and some without a place.
@@ -121,8 +127,7 @@ struct PostgresSpatialTests {
         #expect(west == -(Int64(1) << 32) + 1 + (Int64(1) << 31))
         #expect(far == Int64(Int32.max) << 32)
         #expect(PostgresSchema.cell(x: 1, y: .nan) == nil)
-        let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
-        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_pkey"],
+        #expect(try Self.positionIndexes(c) == ["positions_pkey"],
                 "no index on every row beyond the primary key")
         // Inlined by the planner (not STRICT): a call per row would cost about 20 µs (the upgrade's fill).
         let plan = try c.query("EXPLAIN VERBOSE SELECT sextant_cell(x, y), sextant_visit_bucket(t_ns) FROM positions")
@@ -149,15 +154,12 @@ struct PostgresSpatialTests {
 
     @Test("a database with geom and its SP-GiST index gets visits from its rows, and loses the SP-GiST index")
     func upgradeFromSpatialIndex() throws {
-        let database = try TestPostgresDatabase()
-        defer { database.drop() }
-        _ = try PostgresHistoryStore(url: database.url)
-        let c = try PostgresConnection(url: database.url)
         // A database from before the cells.
-        try c.execute("""
+        let (database, c) = try TestPostgresDatabase.olderLayout("""
             DROP TABLE cell_visits, cell_visits_pruned;
             CREATE INDEX positions_geom ON positions USING spgist (geom);
             """)
+        defer { database.drop() }
         let old = try PostgresHistoryStore(url: database.url, spatial: false)
         #expect(old.isSpatial && !old.hasCells)
         let rows = Self.walk(tags: 3, steps: 100)
@@ -178,8 +180,7 @@ struct PostgresSpatialTests {
             ("\(visits.string(i, 0)!) \(visits.int64(i, 1)) \(CellVisits.bucket(visits.int64(i, 2)))", visits.int64(i, 2))
         })
         #expect(stored == firsts)
-        let indexes = try c.query("SELECT indexname FROM pg_indexes WHERE tablename = 'positions' ORDER BY 1")
-        #expect((0..<indexes.count).map { indexes.string($0, 0) } == ["positions_pkey"])
+        #expect(try Self.positionIndexes(c) == ["positions_pkey"])
         let after = try store.positionsInside(site: "demo-warehouse", polygon: area.wkt)
         let expected = rows.filter { !$0.position.x.isNaN && !$0.position.y.isNaN && area.contains($0.position.x, $0.position.y) }
         #expect(before.count == expected.count && after.count == expected.count)

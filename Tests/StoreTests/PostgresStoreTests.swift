@@ -86,16 +86,13 @@ struct PostgresStoreTests {
 
     @Test("the writer sends each point as WKB: geom is exact, NULL without a place, and a generated geom becomes plain")
     func geometryFromTheWriter() throws {
-        let database = try TestPostgresDatabase()
-        defer { database.drop() }
-        _ = try PostgresHistoryStore(url: database.url)
         // A database from before: geom computed by the server.
-        let c = try PostgresConnection(url: database.url)
-        try c.execute("""
+        let (database, c) = try TestPostgresDatabase.olderLayout("""
             ALTER TABLE positions DROP COLUMN geom;
             ALTER TABLE positions ADD COLUMN geom geometry(Point) GENERATED ALWAYS AS (
                 CASE WHEN x = 'NaN' OR y = 'NaN' THEN NULL ELSE ST_MakePoint(x, y) END) STORED;
             """)
+        defer { database.drop() }
         let store = try PostgresHistoryStore(url: database.url)
         #expect(store.isSpatial)
         let generated = try c.query("SELECT is_generated FROM information_schema.columns WHERE table_name = 'positions' AND column_name = 'geom'")

@@ -41,6 +41,21 @@ struct TestPostgresDatabase {
         return String(server[..<slash]) + "/" + database
     }
 
+    /// A fresh database at the current schema (a store opened on it once), then changed by `sql` into
+    /// the layout of an older version, and a connection to it; the caller drops the database.
+    static func olderLayout(_ sql: String) throws -> (database: TestPostgresDatabase, connection: PostgresConnection) {
+        let database = try TestPostgresDatabase()
+        do {
+            _ = try PostgresHistoryStore(url: database.url)
+            let c = try PostgresConnection(url: database.url)
+            try c.execute(sql)
+            return (database, c)
+        } catch {
+            database.drop()
+            throw error
+        }
+    }
+
     /// Drops the database (ending its other sessions first).
     func drop() {
         try? PostgresConnection(url: server).execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
