@@ -41,6 +41,18 @@ struct RecentObservations: Sendable {
 
     mutating func removeAll() { count = 0; next = 0; entries = InlineArray(repeating: .empty) }
 
+    /// The newest range of `anchor` not older than `since`: its time, value (m) and σ (m), or nil.
+    func latestRange(anchor: Int, since: Nanoseconds) -> (time: Nanoseconds, value: Double, std: Double)? {
+        var best: Entry? = nil
+        let ring = entries.span
+        for i in 0..<Self.capacity {
+            let e = ring[i]
+            guard e.kind == 0, Int(e.anchor) == anchor, e.time != .min, e.time >= since else { continue }
+            if best == nil || e.time > best!.time { best = e }
+        }
+        return best.map { ($0.time, Double($0.value), Double($0.std)) }
+    }
+
     /// The observations not older than `since`, rebuilt with their anchors' geometry.
     /// `positions` are the site's anchor positions (site frame, m) by number, read from an array
     /// rather than through copies of the site's `Anchor` values.

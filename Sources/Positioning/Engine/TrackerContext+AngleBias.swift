@@ -52,8 +52,8 @@ extension TrackerContext {
         let ranges = biasUncertainty(anchors: anchors, at: p, time: time, learner: learner)
         guard learner.angleBase != nil, let angles = angleUncertainty(anchors: anchors, at: p, time: time,
                                                                       learner: learner) else { return ranges }
-        guard var sum = ranges else { return angles }
-        for i in 0..<9 { sum[i] += angles[i] }
+        var sum = ranges
+        Self.add(angles, to: &sum)
         return sum
     }
 

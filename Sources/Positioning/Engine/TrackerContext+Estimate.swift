@@ -18,8 +18,9 @@ extension TrackerContext {
         if track.filter != nil {
             track.lastOutput = now
             let reported = track.filter!.reported()
-            let consider = considerUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
-                                           learner: learners.bias)
+            var consider = considerUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
+                                               learner: learners.bias)
+            if !nlosIdentifiable { Self.add(blockedRangeUncertainty(recent: track.recent, filter: reported), to: &consider) }
             let estimate = makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors,
                                         filter: reported, consider: consider, mirrorUndecided: track.mirrorUndecided)
             emit(.position(estimate))
@@ -39,14 +40,24 @@ extension TrackerContext {
     func makeEstimate(tag: String, track: TagTrack, filter f: TagFilter, learner: BiasLearner) -> PositionEstimate {
         var f = f
         let reported = f.reported()
+        var consider = considerUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
+                                           learner: learner)
+        if !nlosIdentifiable { Self.add(blockedRangeUncertainty(recent: track.recent, filter: reported), to: &consider) }
         return makeEstimate(tag: tag, nis: track.nis, motion: track.motion, anchors: track.anchors, filter: reported,
-                            consider: considerUncertainty(anchors: track.anchors, at: reported.position,
-                                                      time: reported.time, learner: learner),
-                            mirrorUndecided: track.mirrorUndecided)
+                            consider: consider, mirrorUndecided: track.mirrorUndecided)
+    }
+
+    /// Adds the consider covariance `c` (nil: nothing) to `sum` (nil: none yet).
+    static func add(_ c: InlineArray<9, Double>?, to sum: inout InlineArray<9, Double>?) {
+        guard let c else { return }
+        guard var s = sum else { sum = c; return }
+        for i in 0..<9 { s[i] += c[i] }
+        sum = s
     }
 
     /// The estimate from the parts of a track it reports (no copy of the track or of its filter).
-    /// `consider` is what the learned biases' errors add (`biasUncertainty`), nil for nothing;
+    /// `consider` is what the learned biases' errors and, on a four-anchor 3-D site, a blocked range
+    /// add (`biasUncertainty`, `blockedRangeUncertainty`), nil for nothing;
     /// `mirrorUndecided` adds the image through the anchors' plane (`addMirror`).
     func makeEstimate(tag: String, nis: Double, motion: MotionState, anchors: [AnchorState],
                       filter f: TagFilter.Reported, consider: InlineArray<9, Double>?,
