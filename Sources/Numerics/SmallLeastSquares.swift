@@ -23,33 +23,43 @@ public enum SmallLeastSquares {
                              rows m: Int, cols n: Int) -> Vec3? {
         precondition(n >= 1 && n <= maxUnknowns)
         guard m >= n else { return nil }
+        // Elements are reached through pointers stepped by `n` down a column (unchecked index
+        // arithmetic); the sums run over the same elements in the same order as indexing `a[i * n + k]`.
         var frobenius = 0.0
-        for i in 0..<(m * n) { frobenius += a[i] * a[i] }
+        for i in 0..<(m &* n) { frobenius += a[i] * a[i] }
         frobenius = frobenius.squareRoot()
         guard frobenius.isFinite, frobenius > 0 else { return nil }
         let tolerance = Double(m) * Double.ulpOfOne * frobenius
         var diagonal = (0.0, 0.0, 0.0)
         for k in 0..<n {
             // The reflector H = I − v·vᵀ / (vᵀv) that maps column k below the diagonal onto R[k][k].
+            let top = a + (k &* n &+ k)
             var norm2 = 0.0
-            for i in k..<m { norm2 += a[i * n + k] * a[i * n + k] }
-            let x0 = a[k * n + k]
+            do {
+                var e = top
+                for _ in k..<m { norm2 += e.pointee * e.pointee; e += n }
+            }
+            let x0 = top.pointee
             let alpha = x0 >= 0 ? -norm2.squareRoot() : norm2.squareRoot()
             guard abs(alpha) > tolerance, alpha.isFinite else { return nil }
             // v = x − alpha·e₀, stored in place of column k; vᵀv = 2·(norm2 − alpha·x0).
-            a[k * n + k] = x0 - alpha
+            top.pointee = x0 - alpha
             let vv = 2 * (norm2 - alpha * x0)
-            for j in (k + 1)..<(n + 1) {
+            for j in (k &+ 1)..<(n &+ 1) {
                 // Column j of A, or b for j == n.
                 var dot = 0.0
                 if j < n {
-                    for i in k..<m { dot += a[i * n + k] * a[i * n + j] }
+                    var v = top, e = top + (j &- k)
+                    for _ in k..<m { dot += v.pointee * e.pointee; v += n; e += n }
                     let f = 2 * dot / vv
-                    for i in k..<m { a[i * n + j] -= f * a[i * n + k] }
+                    v = top; e = top + (j &- k)
+                    for _ in k..<m { e.pointee -= f * v.pointee; v += n; e += n }
                 } else {
-                    for i in k..<m { dot += a[i * n + k] * b[i] }
+                    var v = top, e = b + k
+                    for _ in k..<m { dot += v.pointee * e.pointee; v += n; e += 1 }
                     let f = 2 * dot / vv
-                    for i in k..<m { b[i] -= f * a[i * n + k] }
+                    v = top; e = b + k
+                    for _ in k..<m { e.pointee -= f * v.pointee; v += n; e += 1 }
                 }
             }
             switch k {

@@ -22,9 +22,10 @@ extension TrackerContext {
         if let need = placementAnchors, Self.rangeAnchorCount(obs, atLeast: need) < need { return }
         guard Multilateration.refusal(obs, dimensions: site.dimensions) == nil else { return }
         let site = site
+        // `refusal` let the observations through (above), for every start.
         let solve = { (start: Vec3?) in
-            try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
-                                       initial: start, bounds: site.bounds)
+            try? Multilateration.solveAdmitted(obs, dimensions: site.dimensions, height: site.tagHeight,
+                                               initial: start, bounds: site.bounds)
         }
         // Starting points, in order: where the filter is (if it is plausible), the closed-form guess,
         // and the middle of the site at the mean tag height. The first plausible fix wins, so a
