@@ -110,8 +110,8 @@ public struct SiteTracker: Sendable {
         var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time, config: context.config)
         let was = track.motion
         track.motion = state
-        if was == .stationary, state != .stationary, track.filter != nil {
-            track.filter!.inflateVelocity(by: config.initialVelocityStd * config.initialVelocityStd)
+        if was == .stationary, state != .stationary, track.isPlaced {
+            track.placedFilter.inflateVelocity(by: config.initialVelocityStd * config.initialVelocityStd)
         }
         tracks[tag] = track
     }

@@ -9,7 +9,7 @@ extension TrackerContext {
         // one that ends most calls, comes first; the order of these tests changes nothing else.)
         guard learner.enabled, isRoundDue(last: track.lastBiasRound, time: time),
               track.lastBiasAttempt == .min || time.saturatingSubtract(track.lastBiasAttempt) >= biasRetryInterval,
-              let p = track.filter?.position else { return }
+              track.isPlaced, case let p = track.placedFilter.position else { return }
         let since = roundWindowStart(time)
         // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information

@@ -32,7 +32,7 @@ extension TrackerContext {
         // mirror solution above a plane of anchors is not taken when one inside the site exists.
         let b = site.bounds
         var starts: [Vec3?] = []
-        if let f = track.filter, isInside(f.position) { starts.append(f.position) }
+        if track.isPlaced, isInside(track.placedFilter.position) { starts.append(track.placedFilter.position) }
         starts.append(nil)
         var low = site.tagHeight ?? (b.min.z + Self.startHeightShare * (b.max.z - b.min.z))
         if let range = heightRange { low = range.clamping(low) }
@@ -70,11 +70,11 @@ extension TrackerContext {
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
                                  velocityStd: track.motion == .stationary ? Self.stationaryVelocityStd : config.initialVelocityStd,
                                  time: time)
-        track.mirrorUndecided = placementUndecided(track.filter!)
+        track.mirrorUndecided = placementUndecided(track.placedFilter)
         track.mirrorEvidence = 0
         track.mirrorSideAbove = (anchorPlane?.distance(p) ?? 0) >= 0
         if !track.mirrorUndecided { holdHeight(&track) }
-        smoother?.record(tag: tag, prior: track.filter!, posterior: track.filter!, held: false, newSegment: true)
+        smoother?.record(tag: tag, prior: track.placedFilter, posterior: track.placedFilter, held: false, newSegment: true)
         track.nis = 1
         track.disagreement = 0
         track.rejectShare = 0
