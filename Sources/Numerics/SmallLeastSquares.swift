@@ -23,33 +23,42 @@ public enum SmallLeastSquares {
                              rows m: Int, cols n: Int) -> Vec3? {
         precondition(n >= 1 && n <= maxUnknowns)
         guard m >= n else { return nil }
+        // Elements are reached through pointers stepped by `n` down a column (unchecked index
+        // arithmetic); the sums run over the same elements in the same order as indexing `a[i * n + k]`.
         var frobenius = 0.0
-        for i in 0..<(m * n) { frobenius += a[i] * a[i] }
+        for i in 0..<(m &* n) { frobenius += a[i] * a[i] }
         frobenius = frobenius.squareRoot()
         guard frobenius.isFinite, frobenius > 0 else { return nil }
         let tolerance = Double(m) * Double.ulpOfOne * frobenius
         var diagonal = (0.0, 0.0, 0.0)
         for k in 0..<n {
             // The reflector H = I − v·vᵀ / (vᵀv) that maps column k below the diagonal onto R[k][k].
+            let top = a + (k &* n &+ k)
             var norm2 = 0.0
-            for i in k..<m { norm2 += a[i * n + k] * a[i * n + k] }
-            let x0 = a[k * n + k]
+            do {
+                var e = top
+                for _ in k..<m { norm2 += e.pointee * e.pointee; e += n }
+            }
+            let x0 = top.pointee
             let alpha = x0 >= 0 ? -norm2.squareRoot() : norm2.squareRoot()
             guard abs(alpha) > tolerance, alpha.isFinite else { return nil }
             // v = x − alpha·e₀, stored in place of column k; vᵀv = 2·(norm2 − alpha·x0).
-            a[k * n + k] = x0 - alpha
+            top.pointee = x0 - alpha
             let vv = 2 * (norm2 - alpha * x0)
-            for j in (k + 1)..<(n + 1) {
-                // Column j of A, or b for j == n.
-                var dot = 0.0
-                if j < n {
-                    for i in k..<m { dot += a[i * n + k] * a[i * n + j] }
-                    let f = 2 * dot / vv
-                    for i in k..<m { a[i * n + j] -= f * a[i * n + k] }
-                } else {
-                    for i in k..<m { dot += a[i * n + k] * b[i] }
-                    let f = 2 * dot / vv
-                    for i in k..<m { b[i] -= f * a[i * n + k] }
+            if n == 3 && k < 2 {
+                // Two targets at once, one per lane (k = 0: columns 1 and 2; k = 1: column 2 and b):
+                // each lane's sum and update are the scalar loop's, in its order (a column's update
+                // changes no other target, so the dots may all come first).
+                reflectPair(top, second: k == 0 ? top + 2 : b + k, secondStride: k == 0 ? 3 : 1,
+                            count: m &- k, vv: vv)
+                if k == 0 { reflect(top, target: b, stride: 1, count: m, vv: vv) }
+            } else {
+                for j in (k &+ 1)..<(n &+ 1) {
+                    if j < n {
+                        reflect(top, target: top + (j &- k), stride: n, count: m &- k, vv: vv, vStride: n)
+                    } else {
+                        reflect(top, target: b + k, stride: 1, count: m &- k, vv: vv, vStride: n)
+                    }
                 }
             }
             switch k {
@@ -58,6 +67,47 @@ public enum SmallLeastSquares {
             default: diagonal.2 = alpha
             }
         }
+        return backSubstitute(a, b, cols: n, diagonal: diagonal)
+    }
+
+    /// Applies the reflector whose vector `v` runs down from `v` (stride `vStride`) to one target of
+    /// `count` elements from `target` (stride `stride`): `t −= (2 vᵀt / vv) v`.
+    @inline(__always)
+    private static func reflect(_ v: UnsafeMutablePointer<Double>, target: UnsafeMutablePointer<Double>,
+                                stride: Int, count: Int, vv: Double, vStride: Int = 3) {
+        var dot = 0.0
+        var p = v, e = target
+        for _ in 0..<count { dot += p.pointee * e.pointee; p += vStride; e += stride }
+        let f = 2 * dot / vv
+        p = v; e = target
+        for _ in 0..<count { e.pointee -= f * p.pointee; p += vStride; e += stride }
+    }
+
+    /// `reflect` on two targets of a 3-column matrix at once, one per SIMD lane: column `v + 1`
+    /// (stride 3) and `second` (stride `secondStride`). The same operations in the same order per
+    /// lane as two calls of `reflect`.
+    @inline(__always)
+    private static func reflectPair(_ v: UnsafeMutablePointer<Double>, second: UnsafeMutablePointer<Double>,
+                                    secondStride: Int, count: Int, vv: Double) {
+        var dot = SIMD2<Double>(repeating: 0)
+        var p = v, e0 = v + 1, e1 = second
+        for _ in 0..<count {
+            dot += SIMD2(repeating: p.pointee) * SIMD2(e0.pointee, e1.pointee)
+            p += 3; e0 += 3; e1 += secondStride
+        }
+        let f = 2 * dot / SIMD2(repeating: vv)
+        p = v; e0 = v + 1; e1 = second
+        for _ in 0..<count {
+            let t = SIMD2(e0.pointee, e1.pointee) - f * SIMD2(repeating: p.pointee)
+            e0.pointee = t.x; e1.pointee = t.y
+            p += 3; e0 += 3; e1 += secondStride
+        }
+    }
+
+    /// The least-squares solution from the factored `a` and `b` (see `solve`).
+    @inline(__always)
+    private static func backSubstitute(_ a: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>,
+                                       cols n: Int, diagonal: (Double, Double, Double)) -> Vec3? {
         // Back-substitution R x = (Qᵀb)[0..<n]; R's off-diagonal elements are above the diagonal of a.
         var x = (0.0, 0.0, 0.0)
         if n == 3 {

@@ -34,10 +34,14 @@ public struct Engine: Sendable {
     /// Applies one event; outputs go to `emit`.
     /// - Throws: `EngineRejection` when the site, anchor or technology is unknown; nothing changes then.
     public mutating func handle(_ event: Event, emit: (Output) -> Void) throws(EngineRejection) {
-        // A ranging line's site is read in place (`event.site` copies the 128-byte event first).
-        let i: Int?
-        if case .ranging(let r) = event { i = siteIndex.number(of: r.site) } else { i = siteIndex.number(of: event.site) }
-        guard let i else { throw .unknownSite(event.site) }
+        // A ranging line's site is read in place (`event.site` copies the 128-byte event first), and
+        // the line goes to its tracker's ranging step directly: `SiteTracker.handle` would take the
+        // event apart again.
+        if case .ranging(let r) = event {
+            guard let i = siteIndex.number(of: r.site) else { throw .unknownSite(r.site) }
+            return try siteTrackers[i].handle(ranging: r, emit: emit)
+        }
+        guard let i = siteIndex.number(of: event.site) else { throw .unknownSite(event.site) }
         try siteTrackers[i].handle(event, emit: emit)
     }
 

@@ -44,9 +44,17 @@ public enum Multilateration {
     ///   - bounds: the site bounds; solutions far outside are refused.
     public static func solve(_ observations: [Observation], dimensions: Int, height: Double?,
                              initial: Vec3? = nil, bounds: Bounds? = nil) throws(MultilaterationError) -> Fix {
+        if let refusal = refusal(observations, dimensions: dimensions) { throw refusal }
+        return try solveAdmitted(observations, dimensions: dimensions, height: height, initial: initial, bounds: bounds)
+    }
+
+    /// `solve` for observations that `refusal` has already let through (nil for the same
+    /// `dimensions`): a placement tries several starting points on the same observations, and tests
+    /// them once.
+    static func solveAdmitted(_ observations: [Observation], dimensions: Int, height: Double?,
+                              initial: Vec3? = nil, bounds: Bounds? = nil) throws(MultilaterationError) -> Fix {
         let d = dimensions == 2 ? 2 : 3
         let z0 = height ?? 0
-        if let refusal = refusal(observations, dimensions: d) { throw refusal }
 
         var p = initial ?? initialGuess(observations, dimensions: d, height: z0)
         if d == 2 { p.z = z0 }
@@ -58,14 +66,18 @@ public enum Multilateration {
             }
             p = step.position
             result = (step.covariance, step.rms)
-            // Huber reweighting on the normalised residuals.
+            // Huber reweighting on the normalised residuals (read in place: no copies of observations).
             var changed = false
-            for (i, o) in observations.enumerated() {
-                guard let pr = o.predict(at: p) else { continue }
-                let e = abs(o.residual(pr.value)) / o.std
-                let w = e <= huberK ? 1 : huberK / e
-                if abs(w - weights[i]) > weightTolerance { changed = true }
-                weights[i] = w
+            observations.withUnsafeBufferPointer { obs in
+                weights.withUnsafeMutableBufferPointer { weights in
+                    for i in obs.indices {
+                        guard let (value, _) = predictResidual(obs, i, at: p) else { continue }
+                        let e = abs(value) / obs[i].std
+                        let w = e <= huberK ? 1 : huberK / e
+                        if abs(w - weights[i]) > weightTolerance { changed = true }
+                        weights[i] = w
+                    }
+                }
             }
             if !changed || round == reweightingRounds - 1 { break }
         }
@@ -152,23 +164,31 @@ public enum Multilateration {
         for o in obs { centroid = centroid + o.anchorPosition }
         centroid = (1 / Double(max(obs.count, 1))) * centroid
         if let p = directionGuess(obs, height: z0, dimensions: d) { return p }
-        let ranges = obs.filter { $0.kind == .range }
-        if ranges.isEmpty, let p = bearingGuess(obs, height: z0, dimensions: d) { return p }
-        guard ranges.count >= d + 1 else { return offCentroid(centroid, dimensions: d, height: z0) }
-        // |p|² − 2 aᵢ·p + |aᵢ|² = rᵢ²; subtracting the mean equation removes |p|².
-        let ref = ranges.map { eq($0, d: d, z0: z0) }
-        let m = ref.count
-        var meanRow = [Double](repeating: 0, count: d + 1)
-        for row in ref { for k in 0...d { meanRow[k] += row[k] / Double(m) } }
-        var a = [Double](), b = [Double]()
-        for row in ref {
-            for k in 0..<d { a.append(row[k] - meanRow[k]) }
-            b.append(row[d] - meanRow[d])
+        var m = 0
+        for o in obs where o.kind == .range { m += 1 }
+        if m == 0, let p = bearingGuess(obs, height: z0, dimensions: d) { return p }
+        guard m >= d + 1 else { return offCentroid(centroid, dimensions: d, height: z0) }
+        // |p|² − 2 aᵢ·p + |aᵢ|² = rᵢ²; subtracting the mean equation removes |p|². The equations
+        // (`eq`), their mean and the differences go into one scratch buffer, in the order and with
+        // the arithmetic of arrays built row by row.
+        let width = d + 1
+        let x: Vec3? = withUnsafeTemporaryAllocation(of: Double.self, capacity: m * width + m * d + m) { scratch in
+            let ref = scratch.baseAddress!, a = ref + m * width, b = a + m * d
+            var row = 0
+            for o in obs where o.kind == .range {
+                eq(o, d: d, z0: z0, into: ref + row * width)
+                row += 1
+            }
+            var meanRow = InlineArray<4, Double>(repeating: 0)
+            for r in 0..<m { for k in 0...d { meanRow[k] += ref[r * width + k] / Double(m) } }
+            for r in 0..<m {
+                for k in 0..<d { a[r * d + k] = ref[r * width + k] - meanRow[k] }
+                b[r] = ref[r * width + d] - meanRow[d]
+            }
+            return SmallLeastSquares.solve(a, b, rows: m, cols: d)
         }
-        guard let x = SmallLeastSquares.solve(a, rows: m, cols: d, b: b) else {
-            return offCentroid(centroid, dimensions: d, height: z0)
-        }
-        return Vec3(x[0], x[1], d == 2 ? z0 : x[2])
+        guard let x else { return offCentroid(centroid, dimensions: d, height: z0) }
+        return Vec3(x.x, x.y, d == 2 ? z0 : x.z)
     }
 
     /// The fallback start: `centroidOffset` from the anchors' centroid (at the fixed height in 2-D).
@@ -177,14 +197,16 @@ public enum Multilateration {
         return Vec3(centroid.x + o.x, centroid.y + o.y, d == 2 ? z0 : centroid.z + o.z)
     }
 
-    /// One linearised range equation `[-2aₓ, -2a_y, (-2a_z), rᵢ² − |aᵢ|² (− z-terms)]` without the |p|² term.
-    private static func eq(_ o: Observation, d: Int, z0: Double) -> [Double] {
+    /// One linearised range equation `[-2aₓ, -2a_y, (-2a_z), rᵢ² − |aᵢ|² (− z-terms)]` without the |p|²
+    /// term, written to `out` (`d + 1` values).
+    private static func eq(_ o: Observation, d: Int, z0: Double, into out: UnsafeMutablePointer<Double>) {
         let a = o.anchorPosition
         if d == 2 {
             let dz = z0 - a.z
-            return [-2 * a.x, -2 * a.y, o.value * o.value - a.x * a.x - a.y * a.y - dz * dz]
+            out[0] = -2 * a.x; out[1] = -2 * a.y; out[2] = o.value * o.value - a.x * a.x - a.y * a.y - dz * dz
+            return
         }
-        return [-2 * a.x, -2 * a.y, -2 * a.z, o.value * o.value - a.dot(a)]
+        out[0] = -2 * a.x; out[1] = -2 * a.y; out[2] = -2 * a.z; out[3] = o.value * o.value - a.dot(a)
     }
 
     /// Bearings only: the least-squares intersection of the anchors' rays, the point `p` that minimises
@@ -229,30 +251,57 @@ public enum Multilateration {
         return nil
     }
 
+    /// Observation `i`'s residual (measured − predicted, wrapped for angles) at `p` and its gradient,
+    /// nil where the model is singular: `predict` and `residual`, with a range's arithmetic written out
+    /// so that the observation is read in place rather than copied (144 bytes) for the call.
+    @inline(__always)
+    private static func predictResidual(_ obs: UnsafeBufferPointer<Observation>, _ i: Int, at p: Vec3)
+        -> (residual: Double, gradient: Vec3)? {
+        if obs[i].kind == .range {
+            let d = p - obs[i].anchorPosition
+            let r = d.norm
+            guard r > Observation.minRange else { return nil }
+            return (obs[i].value - r, (1 / r) * d)
+        }
+        guard let pr = obs[i].predict(at: p) else { return nil }
+        return (obs[i].residual(pr.value), pr.gradient)
+    }
+
     private struct Step { var position: Vec3; var covariance: [Double]; var rms: Double }
 
     /// Weighted Gauss–Newton with step halving; returns nil for a rank-deficient system.
     private static func gaussNewton(_ obs: [Observation], weights: [Double], start: Vec3, dimensions d: Int) -> Step? {
-        var p = start
-        var cost = weightedCost(obs, weights, at: p)
-        // The weighted Jacobian and residuals, reused by every iteration (solved in place).
-        var a = [Double](repeating: 0, count: obs.count * d), b = [Double](repeating: 0, count: obs.count)
-        for _ in 0..<maxIterations {
-            var rows = 0
-            obs.withUnsafeBufferPointer { obs in
-                for i in obs.indices {
-                    guard let pr = obs[i].predict(at: p) else { continue }
-                    let s = weights[i].squareRoot() / obs[i].std
-                    for k in 0..<d { a[rows * d + k] = pr.gradient[k] * s }
-                    b[rows] = obs[i].residual(pr.value) * s
-                    rows += 1
+        obs.withUnsafeBufferPointer { obs in
+            weights.withUnsafeBufferPointer { weights in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * obs.count + obs.count * d) { scratch in
+                    gaussNewton(obs, weights: weights, start: start, dimensions: d, scratch: scratch.baseAddress!)
                 }
             }
-            guard rows >= d, let x = a.withUnsafeMutableBufferPointer({ ap in
-                b.withUnsafeMutableBufferPointer { bp in
-                    SmallLeastSquares.solve(ap.baseAddress!, bp.baseAddress!, rows: rows, cols: d)
-                }
-            }) else { return nil }
+        }
+    }
+
+    /// `gaussNewton` in place: `scratch` holds `2 n + n d` doubles (n observations) for each row's
+    /// scale `√wᵢ / σᵢ` (the weights do not change within a call), the weighted residuals and the
+    /// weighted Jacobian, reused by every iteration (solved in place).
+    private static func gaussNewton(_ obs: UnsafeBufferPointer<Observation>, weights: UnsafeBufferPointer<Double>,
+                                    start: Vec3, dimensions d: Int, scratch: UnsafeMutablePointer<Double>) -> Step? {
+        let n = obs.count
+        let scale = scratch, b = scratch + n, a = b + n
+        for i in 0..<n { scale[i] = weights[i].squareRoot() / obs[i].std }
+        var p = start
+        var cost = weightedCost(obs, weights, at: p)
+        for _ in 0..<maxIterations {
+            var rows = 0
+            for i in 0..<n {
+                guard let (residual, gradient) = predictResidual(obs, i, at: p) else { continue }
+                let s = scale[i]
+                a[rows * d] = gradient.x * s
+                a[rows * d + 1] = gradient.y * s
+                if d == 3 { a[rows * d + 2] = gradient.z * s }
+                b[rows] = residual * s
+                rows += 1
+            }
+            guard rows >= d, let x = SmallLeastSquares.solve(a, b, rows: rows, cols: d) else { return nil }
             var delta = Vec3(x.x, x.y, d == 3 ? x.z : 0)
             var accepted = false
             for _ in 0..<maxStepHalvings {
@@ -266,28 +315,26 @@ public enum Multilateration {
         // Covariance (JᵀWJ)⁻¹ at the solution.
         var info = [Double](repeating: 0, count: d * d)
         var sumSq = 0.0
-        for (i, o) in obs.enumerated() {
-            guard let pr = o.predict(at: p) else { continue }
-            let w = weights[i] / (o.std * o.std)
-            for r in 0..<d { for c in 0..<d { info[r * d + c] += pr.gradient[r] * pr.gradient[c] * w } }
-            let e = o.residual(pr.value) / o.std
+        for i in 0..<n {
+            guard let (residual, gradient) = predictResidual(obs, i, at: p) else { continue }
+            let w = weights[i] / (obs[i].std * obs[i].std)
+            for r in 0..<d { for c in 0..<d { info[r * d + c] += gradient[r] * gradient[c] * w } }
+            let e = residual / obs[i].std
             sumSq += e * e
         }
         guard let cov = SmallLeastSquares.inverseSPD(info, n: d) else { return nil }
-        return Step(position: p, covariance: cov, rms: (sumSq / Double(max(obs.count, 1))).squareRoot())
+        return Step(position: p, covariance: cov, rms: (sumSq / Double(max(n, 1))).squareRoot())
     }
 
-    private static func weightedCost(_ obs: [Observation], _ w: [Double], at p: Vec3) -> Double {
-        // Read in place: `for o in obs` copies each 144-byte observation (a `memcpy`).
-        obs.withUnsafeBufferPointer { obs in
-            var c = 0.0
-            for i in obs.indices {
-                guard let pr = obs[i].predict(at: p) else { return .infinity }
-                let e = obs[i].residual(pr.value) / obs[i].std
-                c += w[i] * e * e
-            }
-            return c
+    private static func weightedCost(_ obs: UnsafeBufferPointer<Observation>, _ w: UnsafeBufferPointer<Double>,
+                                     at p: Vec3) -> Double {
+        var c = 0.0
+        for i in obs.indices {
+            guard let (residual, _) = predictResidual(obs, i, at: p) else { return .infinity }
+            let e = residual / obs[i].std
+            c += w[i] * e * e
         }
+        return c
     }
 }
 

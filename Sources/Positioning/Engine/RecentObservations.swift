@@ -53,6 +53,23 @@ struct RecentObservations: Sendable {
         return best.map { ($0.time, Double($0.value), Double($0.std)) }
     }
 
+    /// The number of distinct anchors with a range among the observations `observations(since:…)`
+    /// gives for `anchorCount` anchors, or `need` when one of them is an angle (angles place with fewer
+    /// anchors: `Multilateration.refusal` decides then). Counted in a bit mask for anchors 0–63, which
+    /// a set would allocate for.
+    func rangeAnchorCount(since: Nanoseconds, anchorCount: Int, atLeast need: Int) -> Int {
+        var mask: UInt64 = 0, others = Set<Int>()
+        let ring = entries.span
+        for i in 0..<Self.capacity {
+            let e = ring[i]
+            guard e.time != .min, e.time >= since, Int(e.anchor) < anchorCount else { continue }
+            guard e.kind == 0 else { return need }
+            let a = Int(e.anchor)
+            if a < 64 { mask |= 1 << UInt64(a) } else { others.insert(a) }
+        }
+        return mask.nonzeroBitCount + others.count
+    }
+
     /// The observations not older than `since`, rebuilt with their anchors' geometry.
     /// `positions` are the site's anchor positions (site frame, m) by number, read from an array
     /// rather than through copies of the site's `Anchor` values.

@@ -53,8 +53,7 @@ public struct SiteTracker: Sendable {
         // `event.time` first copied the 128-byte event once more).
         switch event {
         case .ranging(let r):
-            advance(to: r.time, emit: emit)
-            try handleRanging(r, emit: emit)
+            try handle(ranging: r, emit: emit)
         case .motion(_, let tag, let state, let t):
             advance(to: t, emit: emit)
             try handleMotion(tag: tag, state: state, time: t)
@@ -67,6 +66,13 @@ public struct SiteTracker: Sendable {
             guard let a = site.anchorIndex[anchorID] else { throw .unknownAnchor(site: site.id, anchor: anchorID) }
             handleSession(anchor: a, tag: tag, state: state, time: t, emit: emit)
         }
+    }
+
+    /// `handle(.ranging(r), emit:)`: the clock moves to the line's time, then the line is applied.
+    @inline(__always)
+    mutating func handle(ranging r: Ranging, emit: (Output) -> Void) throws(EngineRejection) {
+        advance(to: r.time, emit: emit)
+        try handleRanging(r, emit: emit)
     }
 
     /// Moves the tracker's clock: tags silent for longer than `tagTimeout` are removed.
@@ -110,8 +116,8 @@ public struct SiteTracker: Sendable {
         var track = tracks[tag] ?? TagTrack(anchorCount: context.anchorPositions.count, time: time, config: context.config)
         let was = track.motion
         track.motion = state
-        if was == .stationary, state != .stationary, track.filter != nil {
-            track.filter!.inflateVelocity(by: config.initialVelocityStd * config.initialVelocityStd)
+        if was == .stationary, state != .stationary, track.isPlaced {
+            track.placedFilter.inflateVelocity(by: config.initialVelocityStd * config.initialVelocityStd)
         }
         tracks[tag] = track
     }

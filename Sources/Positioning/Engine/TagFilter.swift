@@ -39,6 +39,11 @@ public struct TagFilter: Sendable {
         for k in 0..<d { p[S.cov(S.velocity + k, S.velocity + k)] = velocityStd * velocityStd }
     }
 
+    /// The value a track keeps before its tag is placed (see `TagTrack.placedFilter`): at the origin,
+    /// with zero covariance; never used as a filter.
+    static let unplaced = TagFilter(position: .zero, covariance: [0, 0, 0, 0], dimensions: 2, velocityStd: 0,
+                                    time: .min)
+
     public var position: Vec3 { Vec3(x[S.x], x[S.y], x[S.z]) }
     public var velocity: Vec3 { Vec3(x[S.vx], x[S.vy], x[S.vz]) }
     /// What a position estimate reports of the filter: the state, the position covariance's upper

@@ -12,7 +12,13 @@ struct TagTrack: Sendable {
     // the scalars every line updates, then the ring of recent observations, and what only bias rounds
     // and zone changes touch last. A track is about 1.1 KB and most of the 2,000 in the benchmark
     // live outside the core's cache, so every cache line a line touches counts.
-    var filter: TagFilter?
+    /// The filter while `isPlaced`; its value means nothing otherwise. Stored beside a flag rather than
+    /// as a `TagFilter?`: each test of such an optional for nil was a call (its tag byte lies past
+    /// the 352 bytes), about ten on every line. The engine reads and changes it in place, after
+    /// testing `isPlaced`.
+    var placedFilter = TagFilter.unplaced
+    /// True once the tag is placed, until its filter is dropped.
+    var isPlaced = false
     var motion: MotionState = .unknown
     /// Running mean of squared normalised innovations (capped), for divergence detection.
     var nis: Double = 1
@@ -61,6 +67,16 @@ struct TagTrack: Sendable {
     /// plane's normal).
     var mirrorSideAbove = false
 
+    /// The filter, nil until the tag is placed (`placedFilter` when `isPlaced`). Reading it copies the
+    /// filter: the engine's hot paths use `isPlaced` and `placedFilter`.
+    var filter: TagFilter? {
+        get { isPlaced ? placedFilter : nil }
+        set {
+            if let newValue { placedFilter = newValue }
+            isPlaced = newValue != nil
+        }
+    }
+
     init(anchorCount: Int, time: Nanoseconds, config: EngineConfig = EngineConfig()) {
         anchors = Array(repeating: AnchorState(config: config), count: anchorCount)
         lastSeen = time
@@ -81,7 +97,7 @@ struct TagTrack: Sendable {
     /// The filter's innovation of `o` (see `TagFilter.innovation`), nil without a filter. Mutating
     /// only so that the filter is read in place: read as a value, a `TagFilter?` is a 352-byte copy.
     mutating func innovation(_ o: Observation) -> (residual: Double, variance: Double, gradient: Vec3)? {
-        filter?.innovationInPlace(o)
+        isPlaced ? placedFilter.innovationInPlace(o) : nil
     }
 
     var hasLiveSession: Bool { anchors.contains { $0.session == .active || $0.session == .suspended } }
@@ -110,4 +126,12 @@ struct AnchorState: Sendable {
     var session: PairSession = .idle
 
     init(config: EngineConfig) { nlos = PairNLOS(config: config) }
+
+    /// Marks a line of the pair at `time`: its session is active. (One change of the element, so that
+    /// a track's `anchors[a].heard(at:)` tests the array's buffer for uniqueness once.)
+    @inline(__always)
+    mutating func heard(at time: Nanoseconds) {
+        lastHeard = time
+        session = .active
+    }
 }

@@ -13,7 +13,8 @@ extension TrackerContext {
     /// anchors place the tag.
     func teachAngleBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
         guard learner.enabled, isRoundDue(last: track.lastAngleRound, time: time),
-              let p = track.filter?.position, (p - track.lastAnglePosition).norm >= config.biasRoundDistance
+              track.isPlaced, case let p = track.placedFilter.position,
+              (p - track.lastAnglePosition).norm >= config.biasRoundDistance
         else { return }
         let since = roundWindowStart(time), d = site.dimensions
         let std = Technology.aoa.defaultAngleStd

@@ -4,16 +4,17 @@ extension TrackerContext {
     /// Hands one tag's latest range residuals to the bias learner, at most once per
     /// `biasRoundInterval`, as one round (see `BiasLearner`).
     func teachBiases(_ track: inout TagTrack, time: Nanoseconds, learner: inout BiasLearner) {
-        guard learner.enabled, isRoundDue(last: track.lastBiasRound, time: time), let p = track.filter?.position
-        else { return }
+        // A due round that was refused (see below) is tried again after `biasRetryInterval`, not on
+        // every line: the anchors' fresh ranges arrive a line at a time. (The cheapest test, and the
+        // one that ends most calls, comes first; the order of these tests changes nothing else.)
+        guard learner.enabled, isRoundDue(last: track.lastBiasRound, time: time),
+              track.lastBiasAttempt == .min || time.saturatingSubtract(track.lastBiasAttempt) >= biasRetryInterval,
+              track.isPlaced, case let p = track.placedFilter.position else { return }
         let since = roundWindowStart(time)
         // Errors that depend on where the tag is (multipath) repeat while it stays put: a round teaches
         // only once the tag has moved `biasRoundDistance` since its last one, so that the information
         // grows with the places seen, not with the time spent in one.
         guard (p - track.lastBiasPosition).norm >= config.biasRoundDistance else { return }
-        // A due round that was refused (see below) is tried again after `biasRetryInterval`, not on
-        // every line: the anchors' fresh ranges arrive a line at a time.
-        guard track.lastBiasAttempt == .min || time.saturatingSubtract(track.lastBiasAttempt) >= biasRetryInterval else { return }
         track.lastBiasAttempt = time
         // Biases are learned only from tags heard by more anchors than the position needs (redundant
         // within `anchorWindow`). The same pass over the anchors finds the ones the round would use.

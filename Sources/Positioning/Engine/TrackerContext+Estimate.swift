@@ -13,11 +13,11 @@ extension TrackerContext {
                    learners: inout SiteLearners, emit: (Output) -> Void) {
         let interval = outputInterval
         // A position is of the filter's time, which a late line does not move.
-        let now = max(r.time, track.filter?.time ?? .min)
+        let now = max(r.time, track.isPlaced ? track.placedFilter.time : .min)
         guard track.lastOutput == .min || now.saturatingSubtract(track.lastOutput) >= interval else { return }
-        if track.filter != nil {
+        if track.isPlaced {
             track.lastOutput = now
-            let reported = track.filter!.reported()
+            let reported = track.placedFilter.reported()
             var consider = considerUncertainty(anchors: track.anchors, at: reported.position, time: reported.time,
                                                learner: learners.bias)
             if !nlosIdentifiable { Self.add(blockedRangeUncertainty(recent: track.recent, filter: reported), to: &consider) }

@@ -20,11 +20,12 @@ extension TrackerContext {
     /// range, a filter, or while inside).
     @inline(__always)
     func holdHeight(_ track: inout TagTrack) {
-        guard let range = heightRange, let z = track.filter?.x[FilterState.z], z.isFinite else { return }
+        guard let range = heightRange, track.isPlaced, case let z = track.placedFilter.x[FilterState.z], z.isFinite
+        else { return }
         let edge = range.clamping(z)
         guard edge != z else { return }
         let std = config.tagHeightRangeStd
-        track.filter!.update(residual: edge - z, gradient: Vec3(0, 0, 1), measurementVariance: std * std)
+        track.placedFilter.update(residual: edge - z, gradient: Vec3(0, 0, 1), measurementVariance: std * std)
     }
 
     /// Whether a placement's height is acceptable: within the site's height range, with a margin of

@@ -31,15 +31,15 @@ extension TrackerContext {
     /// done) on sites without an anchor plane.
     @inline(__always)
     func resolveMirror(_ track: inout TagTrack, time: Nanoseconds) -> Bool {
-        guard let plane = anchorPlane, track.filter != nil else { return true }
+        guard let plane = anchorPlane, track.isPlaced else { return true }
         return resolveMirror(&track, plane: plane, time: time)
     }
 
     @inline(never)
     private func resolveMirror(_ track: inout TagTrack, plane: AnchorPlane, time: Nanoseconds) -> Bool {
-        let p = track.filter!.position
+        let p = track.placedFilter.position
         let s = plane.distance(p)
-        let sn = normalStd(track.filter!, plane.normal)
+        let sn = normalStd(track.placedFilter, plane.normal)
         let image = plane.mirror(of: p)
         if !isPossible(image, std: sn) {
             track.mirrorUndecided = false
@@ -47,7 +47,7 @@ extension TrackerContext {
             return true
         }
         if !isPossible(p, std: sn) {
-            track.filter!.reflect(normal: plane.normal, origin: plane.origin)
+            track.placedFilter.reflect(normal: plane.normal, origin: plane.origin)
             track.mirrorUndecided = false
             track.mirrorSideAbove = s < 0
             return true
@@ -79,7 +79,7 @@ extension TrackerContext {
         let obs = track.recent.observations(since: time.saturatingSubtract(initWindow),
                                             positions: anchorPositions, rotations: rotations)
         guard obs.count >= RecentObservations.capacity / 2 else { return }
-        let p = track.filter!.position
+        let p = track.placedFilter.position
         func chi2(_ fix: Fix) -> Double { fix.normalizedRMS * fix.normalizedRMS * Double(fix.observations) }
         guard let own = try? Multilateration.solve(obs, dimensions: 3, height: nil, initial: p, bounds: site.bounds),
               plane.distance(own.position) * plane.distance(p) > 0 else { return }
@@ -95,7 +95,7 @@ extension TrackerContext {
         if track.mirrorEvidence >= Self.mirrorDecisionLLR {
             track.mirrorUndecided = false
         } else if track.mirrorEvidence <= -Self.mirrorDecisionLLR {
-            track.filter!.reflect(normal: plane.normal, origin: plane.origin)
+            track.placedFilter.reflect(normal: plane.normal, origin: plane.origin)
             track.mirrorUndecided = false
             track.mirrorSideAbove.toggle()
         }

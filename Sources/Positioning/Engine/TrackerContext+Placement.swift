@@ -16,22 +16,27 @@ extension TrackerContext {
     /// Places (or re-places) a tag by multilateration over its recent observations.
     func initialise(_ track: inout TagTrack, tag: String, time: Nanoseconds, smoother: inout TrajectorySmoother?) {
         let since = time.saturatingSubtract(initWindow)
-        let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
         // Every start below would be refused for the same reason (too few observations, anchors that
-        // do not span): no fix, nothing changes. Most calls before a tag's first placement end here.
-        if let need = placementAnchors, Self.rangeAnchorCount(obs, atLeast: need) < need { return }
+        // do not span): no fix, nothing changes. Most calls before a tag's first placement end here,
+        // at the first test, which counts the anchors in the ring before any observation is built.
+        if let need = placementAnchors,
+           track.recent.rangeAnchorCount(since: since, anchorCount: anchorPositions.count, atLeast: need) < need {
+            return
+        }
+        let obs = track.recent.observations(since: since, positions: anchorPositions, rotations: rotations)
         guard Multilateration.refusal(obs, dimensions: site.dimensions) == nil else { return }
         let site = site
+        // `refusal` let the observations through (above), for every start.
         let solve = { (start: Vec3?) in
-            try? Multilateration.solve(obs, dimensions: site.dimensions, height: site.tagHeight,
-                                       initial: start, bounds: site.bounds)
+            try? Multilateration.solveAdmitted(obs, dimensions: site.dimensions, height: site.tagHeight,
+                                               initial: start, bounds: site.bounds)
         }
         // Starting points, in order: where the filter is (if it is plausible), the closed-form guess,
         // and the middle of the site at the mean tag height. The first plausible fix wins, so a
         // mirror solution above a plane of anchors is not taken when one inside the site exists.
         let b = site.bounds
         var starts: [Vec3?] = []
-        if let f = track.filter, isInside(f.position) { starts.append(f.position) }
+        if track.isPlaced, isInside(track.placedFilter.position) { starts.append(track.placedFilter.position) }
         starts.append(nil)
         var low = site.tagHeight ?? (b.min.z + Self.startHeightShare * (b.max.z - b.min.z))
         if let range = heightRange { low = range.clamping(low) }
@@ -69,28 +74,16 @@ extension TrackerContext {
         track.filter = TagFilter(position: p, covariance: fix.covariance, dimensions: site.dimensions,
                                  velocityStd: track.motion == .stationary ? Self.stationaryVelocityStd : config.initialVelocityStd,
                                  time: time)
-        track.mirrorUndecided = placementUndecided(track.filter!)
+        track.mirrorUndecided = placementUndecided(track.placedFilter)
         track.mirrorEvidence = 0
         track.mirrorSideAbove = (anchorPlane?.distance(p) ?? 0) >= 0
         if !track.mirrorUndecided { holdHeight(&track) }
-        smoother?.record(tag: tag, prior: track.filter!, posterior: track.filter!, held: false, newSegment: true)
+        smoother?.record(tag: tag, prior: track.placedFilter, posterior: track.placedFilter, held: false, newSegment: true)
         track.nis = 1
         track.disagreement = 0
         track.rejectShare = 0
         track.rejectRun = 0
         track.updatesSinceInit = 0
-    }
-
-    /// The number of distinct anchors with a range in `obs`, or `need` when some observation is an
-    /// angle (angles place with fewer anchors: `Multilateration.refusal` decides then). Counted in a
-    /// bit mask for anchors 0–63, which a set would allocate for.
-    static func rangeAnchorCount(_ obs: [Observation], atLeast need: Int) -> Int {
-        var mask: UInt64 = 0, others = Set<Int>()
-        for o in obs {
-            guard o.kind == .range else { return need }
-            if o.anchor < 64 { mask |= 1 << UInt64(o.anchor) } else { others.insert(o.anchor) }
-        }
-        return mask.nonzeroBitCount + others.count
     }
 
     /// True when the filter's state is physically possible: inside the site (with a margin) and slower

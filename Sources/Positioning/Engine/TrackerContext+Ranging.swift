@@ -22,7 +22,9 @@ extension TrackerContext {
     /// than `maxLateness` older changes nothing, and its lateness (ns) is returned.
     func ranging(_ r: Ranging, anchorIndex a: Int, technology tech: Technology, track: inout TagTrack,
                  learners: inout SiteLearners, emit: (Output) -> Void) -> Nanoseconds? {
-        if let t = track.filter?.time, t.saturatingSubtract(r.time) > maxLateness { return t.saturatingSubtract(r.time) }
+        if track.isPlaced, case let t = track.placedFilter.time, t.saturatingSubtract(r.time) > maxLateness {
+            return t.saturatingSubtract(r.time)
+        }
         learners.anchorHealth[a].heard(at: r.time)
         var observations = LineObservations(anchor: a, anchorPosition: anchorPositions[a], time: r.time)
         makeObservations(r, anchorIndex: a, technology: tech, learnedBias: learners.bias.bias(anchor: a, technology: tech),
@@ -39,22 +41,22 @@ extension TrackerContext {
             observations.scaleStd(by: inflation)
         }
         track.lastSeen = max(track.lastSeen, r.time)
-        track.anchors[a].lastHeard = r.time
-        track.anchors[a].session = .active
+        track.anchors[a].heard(at: r.time)
         for i in 0..<observations.count { track.recent.append(observations, i) }
 
-        if track.filter == nil {
+        if !track.isPlaced {
             initialise(&track, tag: r.tag, time: r.time, smoother: &learners.smoother)
         } else {
-            let placed = track.filter!.positionTrace() < config.biasMaxPositionStd * config.biasMaxPositionStd
+            let placed = track.placedFilter.positionTrace() < config.biasMaxPositionStd * config.biasMaxPositionStd
             let held = predict(&track, to: r.time)
             if learners.smoother == nil {
                 applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learners: &learners)
             } else {
                 // The prior is copied only for the smoother: a `TagFilter` is 352 bytes (a `memcpy`).
-                let prior = track.filter!
+                let prior = track.placedFilter
                 if applyLine(observations, to: &track, time: r.time, tag: r.tag, placed: placed, learners: &learners) {
-                    learners.smoother!.record(tag: r.tag, prior: prior, posterior: track.filter!, held: held, newSegment: false)
+                    learners.smoother!.record(tag: r.tag, prior: prior, posterior: track.placedFilter, held: held,
+                                              newSegment: false)
                 }
             }
         }
@@ -77,11 +79,11 @@ extension TrackerContext {
         guard track.rejectRun >= config.divergenceRun
             || ((track.disagreement > config.divergenceShare || track.rejectShare > config.rejectedShare)
                 && track.updatesSinceInit >= Self.divergenceWarmup * RecentObservations.capacity)
-            || !isPlausible(track.filter!.position, track.filter!.velocity) else { return true }
+            || !isPlausible(track.placedFilter.position, track.placedFilter.velocity) else { return true }
         initialise(&track, tag: tag, time: time, smoother: &learners.smoother)
         // A filter that cannot be re-placed and has gone where no tag can be is dropped: the tag is
         // "distance only" until multilateration places it again.
-        if let f = track.filter, !isPlausible(f) || track.rejectRun >= Self.dropRunFactor * config.divergenceRun {
+        if track.isPlaced, !isPlausible(track.placedFilter) || track.rejectRun >= Self.dropRunFactor * config.divergenceRun {
             track.filter = nil
             track.rejectRun = 0
         }
@@ -134,12 +136,11 @@ extension TrackerContext {
     /// held the velocity at zero.
     func predict(_ track: inout TagTrack, to t: Nanoseconds) -> Bool {
         let stationary = track.motion == .stationary && track.nis < config.divergenceNIS * Self.stationaryNISShare
-        // Optional chaining reaches the filter in place, with one test of the optional each.
-        let predicted: Void? = track.filter?.predict(to: t, accelerationNoise: stationary
-                                                         ? config.stationaryAccelerationNoise
-                                                         : config.movingAccelerationNoise)
-        guard predicted != nil else { return false }
-        if stationary { track.filter?.holdStill(velocityStd: Self.heldVelocityStd) }
+        guard track.isPlaced else { return false }
+        track.placedFilter.predict(to: t, accelerationNoise: stationary
+                                   ? config.stationaryAccelerationNoise
+                                   : config.movingAccelerationNoise)
+        if stationary { track.placedFilter.holdStill(velocityStd: Self.heldVelocityStd) }
         return stationary
     }
 }

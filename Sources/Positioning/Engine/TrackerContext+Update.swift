@@ -23,7 +23,8 @@ extension TrackerContext {
     func update(_ track: inout TagTrack, with line: LineObservations, _ i: Int, health: inout AnchorHealth) {
         let o = line.item(i)
         guard o.kind == .range else { return update(&track, with: line[i]) }
-        guard let inn = track.filter?.rangeInnovation(value: o.value, std: o.std, anchor: line.anchorPosition) else {
+        guard track.isPlaced,
+              let inn = track.placedFilter.rangeInnovation(value: o.value, std: o.std, anchor: line.anchorPosition) else {
             return
         }
         let e = update(&track, innovation: inn, kind: .range, anchor: line.anchor, value: o.value, std: o.std,
@@ -55,11 +56,14 @@ extension TrackerContext {
         // their σ must not pass for blocked paths, whose shift alone would bias a tag at rest.
         var residual = inn.residual
         var nlosVariance = 0.0, excessVariance = 0.0
+        // The pair's state is changed in a copy and stored back once, below: each change made through
+        // `track.anchors[anchor]` tested the array's buffer for uniqueness again.
+        var pair = track.anchors[anchor]
         // The pair's running excess before this range (it is taught the range below).
-        let excess = kind == .range && nlosIdentifiable ? Double(track.anchors[anchor].excess) : 0
+        let excess = kind == .range && nlosIdentifiable ? Double(pair.excess) : 0
         if kind == .range && nlosIdentifiable {
-            let c = track.anchors[anchor].nlos.observe(inn.residual, variance: inn.variance * max(1, track.nis),
-                                                 interval: track.pairInterval, parameters: nlosParameters)
+            let c = pair.nlos.observe(inn.residual, variance: inn.variance * max(1, track.nis),
+                                      interval: track.pairInterval, parameters: nlosParameters)
             residual -= c.shift
             if excess > 0 { excessVariance = config.nlosVarianceScale * excess * excess }
             nlosVariance = c.variance + excessVariance
@@ -78,24 +82,26 @@ extension TrackerContext {
         track.updatesSinceInit += 1
         if e > config.rejectK {
             track.rejectRun += 1
+            track.anchors[anchor] = pair
             return e
         }
         track.rejectRun = 0
         var r = std * std
         if kind == .range {
             r += nlosVariance
-            track.anchors[anchor].excess += Float(config.nlosMemory) * (Float(inn.residual) - track.anchors[anchor].excess)
-            if excess < Self.teachableExcessK * std, track.anchors[anchor].nlos.probability < biasMaxBlockedProbability {
-                track.anchors[anchor].range = Float(value + removedBias)
+            pair.excess += Float(config.nlosMemory) * (Float(inn.residual) - pair.excess)
+            if excess < Self.teachableExcessK * std, pair.nlos.probability < biasMaxBlockedProbability {
+                pair.range = Float(value + removedBias)
             }
         } else if kind == .azimuth {
-            track.anchors[anchor].azimuth = Float(value + removedBias)
+            pair.azimuth = Float(value + removedBias)
         } else {
-            track.anchors[anchor].elevation = Float(value + removedBias)
+            pair.elevation = Float(value + removedBias)
         }
+        track.anchors[anchor] = pair
         let k = (kind == .range && residual > 0) ? config.nlosHuberK : config.huberK
         if en > k { r += (inn.variance + nlosVariance) * (en / k - 1) }
-        track.filter!.update(residual: residual, gradient: inn.gradient, measurementVariance: r)
+        track.placedFilter.update(residual: residual, gradient: inn.gradient, measurementVariance: r)
         return e
     }
 }
