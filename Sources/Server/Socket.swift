@@ -31,8 +31,11 @@ public final class Socket: @unchecked Sendable {
     ///   - host: an IPv4 or IPv6 address, e.g. `127.0.0.1` or `::1` (loopback only), `0.0.0.0` (every
     ///     IPv4 interface) or `::` (every interface, IPv6 and, unless the system says otherwise, IPv4).
     ///   - port: the TCP port, or 0.
-    ///   - backlog: the kernel's queue of connections not yet accepted.
-    public static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SystemError) -> Socket {
+    ///   - backlog: the kernel's queue of connections not yet accepted (capped by
+    ///     `net.core.somaxconn`, 4096 by default on Linux 5.4 and later). A thousand gateways that
+    ///     reconnect at once after a restart must fit: beyond the queue, the kernel drops a client's
+    ///     SYN, and the client retries only after a second.
+    public static func listen(host: String, port: UInt16, backlog: Int32 = 4096) throws(SystemError) -> Socket {
         let a = try address(host: host, port: port)
         let s = Socket(fd: try Syscall.socket(domain: a.family, type: Int32(SOCK_STREAM.rawValue)))
         try Syscall.setNonblocking(s.fd)

@@ -13,6 +13,9 @@ GATEWAYS = 1000
 SUBSCRIBERS = 200
 TARGET_GATEWAYS = 1.5  # 1,000 gateways against 1: CPU per line and p50 latency, at most
 TARGET_RELAY = 2.0     # 200 dashboards: service CPU per delivered line against the relay's, at most
+PRE_OPEN = 1.5         # seconds of lines before a switch of gateways at which the next set connects
+GUARD = 2.0            # seconds between a window's end and its phase's end: the next set's connects, the
+                       # next phase's dashboards and a late #stats answer fall outside the window
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -28,11 +31,13 @@ def open_conns(port, n):
 
 def generator(port, lines, tag_index, t0, plan, out):
     """Sends `lines` at RATE from t0, each batch stamped with the wall clock just before its send.
-    plan: [(first line index, connections)]: the gateway set changes at those indices. A tag always
-    goes through the same gateway of a set. Reports per-window lines sent, lag and CPU."""
+    plan: [(first line index, connections)]: the gateway set changes at those indices; the next set
+    connects PRE_OPEN seconds of lines before (opening 1,000 connections takes a while, and the lines
+    would wait for it), idle until the switch. A tag always goes through the same gateway of a set.
+    Reports per-window lines sent, lag and CPU."""
     sel = selectors.DefaultSelector()
     pending = {}
-    phase, conns = 0, open_conns(port, plan[0][1])
+    phase, conns, ahead = 0, open_conns(port, plan[0][1]), None
     for s in conns:
         sel.register(s, selectors.EVENT_READ)
     sent, total, n = 0, len(lines), len(conns)
@@ -48,14 +53,17 @@ def generator(port, lines, tag_index, t0, plan, out):
             marks.append((now, sent, time.process_time()))
             next_mark = now + 0.5
         due = min(total, int((now - t0) * RATE))
+        if ahead is None and phase + 1 < len(plan) and sent >= plan[phase + 1][0] - int(RATE * PRE_OPEN):
+            ahead = open_conns(port, plan[phase + 1][1])
+            for s in ahead:
+                sel.register(s, selectors.EVENT_READ)
+            continue
         if phase + 1 < len(plan) and sent >= plan[phase + 1][0]:
             for s in conns:
                 sel.unregister(s); s.close()
-            pending.clear()
+            pending = {s: rest for s, rest in pending.items() if s in ahead}
             phase += 1
-            conns = open_conns(port, plan[phase][1])
-            for s in conns:
-                sel.register(s, selectors.EVENT_READ)
+            conns, ahead = ahead, None
             n = len(conns)
             continue
         if due <= sent:
@@ -274,7 +282,7 @@ def relay_floor(work, seconds, record_path, chunks):
 
 def run(work, quick, same=False):
     v = Verdicts()
-    phase_s, warm = (8, 2) if quick else (20, 4)
+    phase_s, warm = (10, 2) if quick else (20, 4)
     names = ["1 gateway", f"{GATEWAYS:,} gateways", f"{SUBSCRIBERS} dashboards"]
     say(f"load: {RATE:,} lines/s offered ({TAGS} tags); {phase_s} s each of 1 gateway + 1 dashboard, "
         f"{GATEWAYS:,} gateways + 1 dashboard, 1 gateway + {SUBSCRIBERS} dashboards; then the relay floor")
@@ -288,7 +296,7 @@ def run(work, quick, same=False):
     t0 = time.time() + 2.0
     starts = [t0 + k * phase_s for k in range(3)]
     end = t0 + 3 * phase_s
-    windows = [(names[k], starts[k] + warm, starts[k] + phase_s) for k in range(3)]
+    windows = [(names[k], starts[k] + warm, starts[k] + phase_s - GUARD) for k in range(3)]
     record = os.path.join(work, "feed-record.bin")
     plan = [(0, 1), (int(RATE * phase_s), GATEWAYS), (int(RATE * 2 * phase_s), 1)]
     gen = ctx.Process(target=generator, args=(server.ingest, lines, tag_index, t0, plan, gen_q))
@@ -334,7 +342,7 @@ def run(work, quick, same=False):
     # As many writes to each dashboard as the service made (feed_sends), or, from a service that does
     # not count them, as many as dashboard 0 received.
     sends = f[names[2]]["sends"] // SUBSCRIBERS or len(read_record(record)[1])
-    relay_cpu, relay_lines, rres = relay_floor(work, phase_s - warm, record, sends)
+    relay_cpu, relay_lines, rres = relay_floor(work, phase_s - warm - GUARD, record, sends)
     relay_ns = relay_cpu / max(1, relay_lines) * 1e9
     say(f"  relay floor     {SUBSCRIBERS} dashboards, the same bytes: {relay_lines:,} lines delivered, "
         f"{relay_ns:.0f} ns CPU each, in {sends:,} writes to each dashboard as the service made; "
@@ -342,7 +350,7 @@ def run(work, quick, same=False):
     say(f"  {held.get('ingest_connections', '?')} gateways connected at the start of the {names[1]} window; "
         f"generator lag (max, s): {', '.join(f'{x:.3f}' for x in gres['max_lag'])}; exit after SIGTERM: {code}")
     a, b, c = (f[n] for n in names)
-    fan_in = (c["cpu"] - a["us_line"] * 1e-6 * (c["rate"] * (phase_s - warm))) / c["delivered"] * 1e9
+    fan_in = (c["cpu"] - a["us_line"] * 1e-6 * (c["rate"] * (phase_s - warm - GUARD))) / c["delivered"] * 1e9
     say(f"  fan-out alone (200-dashboard CPU less the 1-dashboard CPU per ingest line): {fan_in:.0f} ns per delivered line "
         f"= {fan_in / relay_ns:.2f}x the relay floor")
     ratio = lambda x, y: x / y if y else float("nan")
