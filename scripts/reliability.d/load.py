@@ -61,7 +61,7 @@ def generator(port, lines, tag_index, t0, plan, out):
         if phase + 1 < len(plan) and sent >= plan[phase + 1][0]:
             for s in conns:
                 sel.unregister(s); s.close()
-            pending = {s: rest for s, rest in pending.items() if s in ahead}
+            pending.clear()           # only the old set's sockets have bytes waiting
             phase += 1
             conns, ahead = ahead, None
             n = len(conns)

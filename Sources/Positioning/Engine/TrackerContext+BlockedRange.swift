@@ -52,8 +52,6 @@ extension TrackerContext {
         }
         let mean = config.nlosExcessPrior, longest = mean + 5 * config.nlosExcessPriorStd
         guard mean > 0 else { return nil }
-        let margin = Self.blockedCandidateMargin
-        let low = site.bounds.min - Vec3(margin, margin, margin), high = site.bounds.max + Vec3(margin, margin, margin)
         // Likelihoods relative to a common factor: "none blocked" has four Gaussian terms, "k
         // blocked" three and the excess's density, hence the σₖ·√(2π) of the fourth.
         let none = (1 - Self.blockedRangePrior) * exp(-0.5 * min(chi2, 1400))
@@ -67,8 +65,7 @@ extension TrackerContext {
                                                  anchorPositions[l], z[l])
             for c in 0..<count {
                 let x = points[c]
-                guard x.x >= low.x, x.y >= low.y, x.z >= low.z, x.x <= high.x, x.y <= high.y, x.z <= high.z
-                else { continue }
+                guard site.bounds.contains(x, margin: Self.blockedCandidateMargin) else { continue }
                 let b = z[k] - (x - anchorPositions[k]).norm
                 guard b > 0, b <= longest else { continue }
                 var fit = 0.0
